@@ -1,0 +1,13 @@
+import { MethodNotAllowedError, NotFoundError } from '../lib/errors.js';
+import { httpHandler } from '../lib/http/handler.js';
+import { allowedMethods } from '../lib/routes.js';
+
+/**
+ * API Gateway's `$default` route: every path the route table does not serve,
+ * including the legacy chat-completions path named in token answers.
+ */
+export const handler = httpHandler({ auth: 'none' }, async ({ event }) => {
+  const allowed = allowedMethods(event.rawPath);
+  if (allowed.length > 0) throw new MethodNotAllowedError(allowed);
+  throw new NotFoundError(`No endpoint at ${event.requestContext.http.method} ${event.rawPath}.`);
+});

@@ -1,0 +1,74 @@
+import { parseArgs } from 'node:util';
+import { ApiError } from '../errors.js';
+import { createDocumentClient, createDynamoClient } from '../data/client.js';
+import { readEnv } from '../config/env.js';
+import { readLocalStackState } from '../local/state.js';
+import { adminCommands, UsageError, type AdminCommandName } from './commands.js';
+
+const HELP = `Usage: npm run --silent admin -- <command> [--flags]
+
+Commands:
+  account:create --email E --password P [--plan free|pro|team] [--balance-usd N] [--extra-usage]
+  account:suspend --account-id ID
+  account:unsuspend --account-id ID
+  account:credit --account-id ID --usd N [--description TEXT]
+  account:show --account-id ID
+
+Target: DYNAMODB_ENDPOINT and TABLE_NAME when set; otherwise the running
+\`npm start\` stack; otherwise the deployed table named by TABLE_NAME with the
+usual AWS credentials and AWS_REGION.`;
+
+/** Runs one command; prints one JSON object on stdout, or a sentence on stderr. */
+export async function main(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === 'help') {
+    (command ? out : err).write(`${HELP}\n`);
+    return command ? 0 : 2;
+  }
+  let values: Record<string, unknown>;
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: {
+        email: { type: 'string' },
+        password: { type: 'string' },
+        plan: { type: 'string' },
+        'balance-usd': { type: 'string' },
+        'extra-usage': { type: 'boolean' },
+        'account-id': { type: 'string' },
+        usd: { type: 'string' },
+        description: { type: 'string' },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    err.write(`${(error as Error).message}\n`);
+    return 2;
+  }
+  const local = process.env.DYNAMODB_ENDPOINT ? undefined : readLocalStackState();
+  const env = readEnv({ ...process.env, ...(local ? { DYNAMODB_ENDPOINT: local.dynamodbEndpoint, TABLE_NAME: process.env.TABLE_NAME ?? local.tableName } : {}) });
+  const client = createDynamoClient(env);
+  try {
+    const commands = adminCommands({ db: createDocumentClient(client), tableName: env.tableName });
+    if (!(command in commands)) {
+      err.write(`Unknown command ${command}.\n${HELP}\n`);
+      return 2;
+    }
+    const result = await commands[command as AdminCommandName](values);
+    out.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      err.write(`${error.message}\n`);
+      return 2;
+    }
+    err.write(`${error instanceof ApiError ? error.detail : `Failed: ${(error as Error).message}`}\n`);
+    return 1;
+  } finally {
+    client.destroy();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main(process.argv.slice(2)).then((code) => process.exit(code));
+}

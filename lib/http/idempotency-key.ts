@@ -1,0 +1,19 @@
+import { IdempotencyKeyInvalidError, IdempotencyKeyRequiredError } from '../errors.js';
+
+/** Specification: 1 to 255 visible ASCII characters. */
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+export function checkIdempotencyKey(value: string | undefined): string {
+  if (value === undefined) throw new IdempotencyKeyRequiredError();
+  if (!KEY_PATTERN.test(value)) throw new IdempotencyKeyInvalidError();
+  return value;
+}
+
+export interface IdempotentCall {
+  /** Who and where: a key is only ever compared within this scope. */
+  accountId: string;
+  route: string;
+  key: string;
+  /** What was asked: the same key with another body is a conflict. */
+  body: unknown;
+}

@@ -1,0 +1,96 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { QUEUES, type QueueDefinition } from '../queues.js';
+import { ROUTES, type RouteDefinition } from '../routes.js';
+import { startDynamoDbLocal, startSqsEmulator, type RunningService } from './emulators.js';
+import { startGateway, type RunningGateway } from './gateway.js';
+import { startPoller } from './poller.js';
+import { ensureQueues, ensureTable, type ProvisionedQueue } from './provision.js';
+
+export interface LocalStackOptions {
+  port?: number;
+  tableName?: string;
+  queuePrefix?: string;
+  dynamodbEndpoint?: string;
+  sqsEndpoint?: string;
+  dataDir?: string;
+  routes?: readonly RouteDefinition[];
+  queues?: readonly QueueDefinition[];
+  region?: string;
+  onRequest?: Parameters<typeof startGateway>[0]['onRequest'];
+  onWorkerError?: (error: unknown) => void;
+}
+
+export interface LocalStack {
+  url: string;
+  dynamodbEndpoint: string;
+  sqsEndpoint: string;
+  tableName: string;
+  queues: ProvisionedQueue[];
+  gateway: RunningGateway;
+  stop(): Promise<void>;
+}
+
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/**
+ * Brings the service up on this machine: DynamoDB Local and the SQS emulator
+ * (unless endpoints are given), the table and queues from their shared
+ * definitions, the SQS pollers and the HTTP gateway. Handlers read the same
+ * environment variables as in Lambda, so they are set before any is loaded.
+ */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  };
+  try {
+    const region = options.region ?? 'us-east-1';
+    const tableName = options.tableName ?? 'workflow-service';
+    const queuePrefix = options.queuePrefix ?? 'workflow-service-';
+    let dynamodb: RunningService | undefined;
+    let sqs: RunningService | undefined;
+    const [dynamodbEndpoint, sqsEndpoint] = await Promise.all([
+      options.dynamodbEndpoint ?? startDynamoDbLocal({ dataDir: options.dataDir }).then((s) => ((dynamodb = s), s.endpoint)),
+      options.sqsEndpoint ?? startSqsEmulator().then((s) => ((sqs = s), s.endpoint)),
+    ]);
+    if (dynamodb) stops.push(dynamodb.stop);
+    if (sqs) stops.push(sqs.stop);
+
+    const ddbClient = new DynamoDBClient({ endpoint: dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS });
+    const sqsClient = new SQSClient({ endpoint: sqsEndpoint, region, credentials: LOCAL_CREDENTIALS });
+    stops.push(async () => {
+      ddbClient.destroy();
+      sqsClient.destroy();
+    });
+    await ensureTable(ddbClient, tableName);
+    const queues = await ensureQueues(sqsClient, queuePrefix, options.queues ?? QUEUES);
+
+    const port = options.port ?? 3000;
+    Object.assign(process.env, {
+      TABLE_NAME: tableName,
+      QUEUE_PREFIX: queuePrefix,
+      DYNAMODB_ENDPOINT: dynamodbEndpoint,
+      SQS_ENDPOINT: sqsEndpoint,
+      AWS_REGION: region,
+      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? LOCAL_CREDENTIALS.secretAccessKey,
+      ...Object.fromEntries(queues.map((q) => [`QUEUE_URL_${q.definition.name.toUpperCase().replace(/-/g, '_')}`, q.url])),
+    });
+    if (port !== 0 || !process.env.BASE_URL) process.env.BASE_URL = `http://127.0.0.1:${port}`;
+
+    for (const queue of queues) {
+      for (const target of ['worker', 'deadLetter'] as const) {
+        const poller = startPoller({ client: sqsClient, queue, target, region, onError: options.onWorkerError });
+        stops.push(poller.stop);
+      }
+    }
+    const gateway = await startGateway({ routes: options.routes ?? ROUTES, port, onRequest: options.onRequest });
+    stops.push(gateway.close);
+    if (port === 0) process.env.BASE_URL = gateway.url;
+    return { url: gateway.url, dynamodbEndpoint, sqsEndpoint, tableName, queues, gateway, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

@@ -1,0 +1,25 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { registerAuthPaths } from './paths/auth.js';
+import { registerTokenPaths } from './paths/api-tokens.js';
+import { registerCommon } from './paths/common.js';
+
+/**
+ * The OpenAPI 3.1 document, generated from the zod schemas that validate
+ * requests; nothing here is written by hand but descriptions.
+ */
+export function buildOpenApiDocument(serverUrl = '/') {
+  const registry = new OpenAPIRegistry();
+  const common = registerCommon(registry);
+  registerAuthPaths(registry, common);
+  registerTokenPaths(registry, common);
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Workflow and Agent Execution Service',
+      version: '1.0.0',
+      description:
+        'Runs workflows and agent runs for an account and streams their execution. Errors are RFC 9457 problem documents (`application/problem+json`) except on the token calls, which answer `{message}`.',
+    },
+    servers: [{ url: serverUrl }],
+  });
+}
