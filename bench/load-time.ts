@@ -1,0 +1,108 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/**
+ * Runs in a fresh `node` process per sample: the time of the dynamic import
+ * alone (parse, link, evaluate the bundle's top level), then what the import
+ * left running, so a module that opened a socket or started a timer shows.
+ */
+const LOADER = `
+const file = process.argv[2];
+const t0 = performance.now();
+const mod = await import(file);
+const t1 = performance.now();
+const resources = typeof process.getActiveResourcesInfo === 'function' ? process.getActiveResourcesInfo() : [];
+process.stdout.write(JSON.stringify({ ms: t1 - t0, handler: typeof mod.handler, resources }));
+`;
+
+/** Harmless settings so module scope finds what it reads; nothing listens at the endpoints. */
+export const LOAD_ENV: Record<string, string> = {
+  TABLE_NAME: 'bench-table',
+  QUEUE_PREFIX: 'bench-',
+  BASE_URL: 'http://127.0.0.1:9',
+  DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+  SQS_ENDPOINT: 'http://127.0.0.1:9',
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  AWS_EC2_METADATA_DISABLED: 'true',
+  POWERTOOLS_LOG_LEVEL: 'WARN',
+  POWERTOOLS_SERVICE_NAME: 'bench',
+};
+
+export interface LoadSample {
+  name: string;
+  ms: number;
+}
+
+export interface LoadStats {
+  name: string;
+  samples: number[];
+  median: number;
+  min: number;
+  max: number;
+  /** Active resources left after the import (socket, timer…), by kind; should be empty. */
+  leftRunning: string[];
+}
+
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+function shuffle<T>(items: T[]): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy;
+}
+
+function sampleOnce(loader: string, file: string, name: string): { ms: number; resources: string[] } {
+  const child = spawnSync(process.execPath, [loader, pathToFileURL(file).href], {
+    // A clean environment: nothing from tsx or NODE_OPTIONS reaches the child.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...LOAD_ENV },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  if (child.error) throw new Error(`${name}: loading the bundle failed: ${child.error.message}`);
+  if (child.status !== 0) throw new Error(`${name}: loading the bundle exited ${child.status}:\n${child.stderr}`);
+  const parsed = JSON.parse(child.stdout) as { ms: number; handler: string; resources: string[] };
+  if (parsed.handler !== 'function') throw new Error(`${name}: the bundle does not export a handler function`);
+  return { ms: parsed.ms, resources: parsed.resources };
+}
+
+/**
+ * `runs` rounds; each round loads every bundle once, in a fresh order, so
+ * drift in machine load hits functions and baseline alike. One unrecorded
+ * round first warms the page cache.
+ */
+export function measureLoadTimes(bundles: Array<{ name: string; outfile: string }>, runs: number, workDir: string): LoadStats[] {
+  const loader = join(workDir, 'loader.mjs');
+  writeFileSync(loader, LOADER);
+  const samples = new Map(bundles.map((b) => [b.name, [] as number[]]));
+  const leftRunning = new Map(bundles.map((b) => [b.name, new Set<string>()]));
+  for (let round = 0; round <= runs; round++) {
+    for (const b of shuffle(bundles)) {
+      const { ms, resources } = sampleOnce(loader, b.outfile, b.name);
+      if (round === 0) continue;
+      samples.get(b.name)!.push(ms);
+      for (const r of resources) leftRunning.get(b.name)!.add(r);
+    }
+  }
+  return bundles.map((b) => {
+    const values = samples.get(b.name)!;
+    return {
+      name: b.name,
+      samples: values,
+      median: median(values),
+      min: Math.min(...values),
+      max: Math.max(...values),
+      leftRunning: [...leftRunning.get(b.name)!],
+    };
+  });
+}

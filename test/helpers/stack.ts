@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { createDocumentClient, createDynamoClient } from '../../lib/data/client.js';
+import type { TableRef } from '../../lib/data/table.js';
+import { adminCommands } from '../../lib/admin/commands.js';
+import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../lib/local/stack.js';
+import { readEnv } from '../../lib/config/env.js';
+
+/**
+ * One gateway per test file, on the run's shared DynamoDB Local and SQS
+ * emulator (test/run.ts); a file run on its own starts its own emulators.
+ */
+export async function startTestStack(options: LocalStackOptions = {}): Promise<LocalStack & { table: TableRef }> {
+  const stack = await startLocalStack({
+    port: 0,
+    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+    sqsEndpoint: process.env.SQS_ENDPOINT || undefined,
+    tableName: process.env.TABLE_NAME ?? `test-${Date.now()}`,
+    queuePrefix: `t${randomUUID().slice(0, 8)}-`,
+    ...options,
+  });
+  const env = readEnv({ ...process.env, DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, TABLE_NAME: stack.tableName });
+  const table = { db: createDocumentClient(createDynamoClient(env)), tableName: stack.tableName };
+  return { ...stack, table };
+}
+
+export interface TestAccount {
+  accountId: string;
+  email: string;
+  password: string;
+}
+
+export async function createAccount(
+  table: TableRef,
+  options: { plan?: 'free' | 'pro' | 'team'; balanceUsd?: number } = {},
+): Promise<TestAccount> {
+  const email = `user-${randomUUID()}@example.com`;
+  const password = `pw-${randomUUID()}`;
+  const created = await adminCommands(table)['account:create']({
+    email,
+    password,
+    plan: options.plan ?? 'pro',
+    'balance-usd': String(options.balanceUsd ?? 10),
+  });
+  return { accountId: created.account_id, email, password };
+}
+
+export async function login(baseUrl: string, account: Pick<TestAccount, 'email' | 'password'>): Promise<string> {
+  const response = await fetch(`${baseUrl}/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email: account.email, password: account.password }),
+  });
+  if (response.status !== 200) throw new Error(`login failed: ${response.status} ${await response.text()}`);
+  const cookie = response.headers.getSetCookie().find((c) => c.startsWith('session='));
+  if (!cookie) throw new Error('login set no session cookie');
+  return cookie.split(';')[0]!;
+}
+
+export async function mintToken(baseUrl: string, cookie: string, body: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {
+  const response = await fetch(`${baseUrl}/v1/api-tokens`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Cookie: cookie },
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 201) throw new Error(`mint failed: ${response.status} ${await response.text()}`);
+  return (await response.json()) as { id: string; token: string };
+}
+
+/** A fresh pro account with a session cookie and a bearer token. */
+export async function signedUpUser(stack: { url: string; table: TableRef }, options: Parameters<typeof createAccount>[1] = {}) {
+  const account = await createAccount(stack.table, options);
+  const cookie = await login(stack.url, account);
+  const { token, id } = await mintToken(stack.url, cookie);
+  return { ...account, cookie, token, tokenId: id };
+}
+
+export const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
