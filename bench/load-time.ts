@@ -43,6 +43,8 @@ export interface LoadStats {
   median: number;
   min: number;
   max: number;
+  /** Median wall time of the whole child process, spawn to exit (Node start-up included). */
+  processMedian: number;
   /** Active resources left after the import (socket, timer…), by kind; should be empty. */
   leftRunning: string[];
 }
@@ -62,18 +64,20 @@ function shuffle<T>(items: T[]): T[] {
   return copy;
 }
 
-function sampleOnce(loader: string, file: string, name: string): { ms: number; resources: string[] } {
+function sampleOnce(loader: string, file: string, name: string): { ms: number; wallMs: number; resources: string[] } {
+  const started = performance.now();
   const child = spawnSync(process.execPath, [loader, pathToFileURL(file).href], {
     // A clean environment: nothing from tsx or NODE_OPTIONS reaches the child.
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...LOAD_ENV },
     encoding: 'utf8',
     timeout: 20_000,
   });
+  const wallMs = performance.now() - started;
   if (child.error) throw new Error(`${name}: loading the bundle failed: ${child.error.message}`);
   if (child.status !== 0) throw new Error(`${name}: loading the bundle exited ${child.status}:\n${child.stderr}`);
   const parsed = JSON.parse(child.stdout) as { ms: number; handler: string; resources: string[] };
   if (parsed.handler !== 'function') throw new Error(`${name}: the bundle does not export a handler function`);
-  return { ms: parsed.ms, resources: parsed.resources };
+  return { ms: parsed.ms, wallMs, resources: parsed.resources };
 }
 
 /**
@@ -85,12 +89,14 @@ export function measureLoadTimes(bundles: Array<{ name: string; outfile: string 
   const loader = join(workDir, 'loader.mjs');
   writeFileSync(loader, LOADER);
   const samples = new Map(bundles.map((b) => [b.name, [] as number[]]));
+  const wall = new Map(bundles.map((b) => [b.name, [] as number[]]));
   const leftRunning = new Map(bundles.map((b) => [b.name, new Set<string>()]));
   for (let round = 0; round <= runs; round++) {
     for (const b of shuffle(bundles)) {
-      const { ms, resources } = sampleOnce(loader, b.outfile, b.name);
+      const { ms, wallMs, resources } = sampleOnce(loader, b.outfile, b.name);
       if (round === 0) continue;
       samples.get(b.name)!.push(ms);
+      wall.get(b.name)!.push(wallMs);
       for (const r of resources) leftRunning.get(b.name)!.add(r);
     }
   }
@@ -102,7 +108,17 @@ export function measureLoadTimes(bundles: Array<{ name: string; outfile: string 
       median: median(values),
       min: Math.min(...values),
       max: Math.max(...values),
+      processMedian: median(wall.get(b.name)!),
       leftRunning: [...leftRunning.get(b.name)!],
     };
   });
+}
+
+/** What an active resource name says an import left running. */
+export function resourceKind(name: string): 'network' | 'timer' | 'file' | 'stdio' | 'other' {
+  if (/TCP|UDP|GetAddrInfo|GetNameInfo|QueryReqWrap|TLS|HTTP/i.test(name)) return 'network';
+  if (/Timeout|Immediate/.test(name)) return 'timer';
+  if (/^FSReq|FileHandle|StatWatcher|FSEvent/.test(name)) return 'file';
+  if (/PipeWrap|TTYWrap/.test(name)) return 'stdio';
+  return 'other';
 }

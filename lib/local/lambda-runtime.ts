@@ -66,9 +66,11 @@ export type StreamingHandler = (event: unknown, responseStream: Writable, contex
  * handlers written for response streaming run unchanged on the local stack.
  */
 export function installAwsLambdaGlobal(): void {
-  const target = globalThis as { awslambda?: unknown };
-  if (target.awslambda) return;
+  // Powertools may already have put an InvokeStore on `awslambda`; add to it.
+  const target = globalThis as { awslambda?: Record<string, unknown> };
+  if (typeof target.awslambda?.streamifyResponse === 'function') return;
   target.awslambda = {
+    ...target.awslambda,
     streamifyResponse: (handler: StreamingHandler) => Object.assign(handler, { [STREAMING]: true }),
     HttpResponseStream: {
       from: (stream: Writable, metadata: { statusCode?: number; headers?: Record<string, string>; cookies?: string[] }) => {

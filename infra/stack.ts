@@ -1,0 +1,410 @@
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { NagSuppressions } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import { TABLE_DEFINITION } from '../lib/data/table-definition.js';
+import { dlqName, QUEUES, type QueueDefinition } from '../lib/queues.js';
+import { ROUTES, type RouteDefinition, type TableAccess } from '../lib/routes.js';
+
+/** Repository root: route and queue entries are relative to it. */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface WorkflowServiceStackProps extends StackProps {
+  /** Defaults to ROUTES from lib/routes.ts. */
+  readonly routes?: readonly RouteDefinition[];
+  /** Defaults to QUEUES from lib/queues.ts. */
+  readonly queues?: readonly QueueDefinition[];
+  /**
+   * Public root of the service (`BASE_URL` of every function), e.g. a custom
+   * domain in front of the distribution. When unset, the HTTP and queue
+   * functions get `https://<distribution domain>`; the streaming function
+   * cannot (the distribution depends on its function URL, so referencing the
+   * distribution from it would be a cycle) and gets no BASE_URL.
+   */
+  readonly baseUrl?: string;
+  /** Physical queue names are `${queuePrefix}${name}`; default `${stackName}-`. */
+  readonly queuePrefix?: string;
+  /** POWERTOOLS_SERVICE_NAME; default `workflow-service`. */
+  readonly serviceName?: string;
+}
+
+const DEFAULT_MEMORY_MB = 256;
+const DEFAULT_TIMEOUT_SECONDS = 29;
+/** Function URLs allow up to 15 minutes; streams end before that. */
+const DEFAULT_STREAM_TIMEOUT_SECONDS = 900;
+const ACCESS_RANK: Record<TableAccess, number> = { none: 0, read: 1, readwrite: 2 };
+
+/** `QUEUE_URL_<NAME>`: the same name the local stack sets. */
+export const queueUrlEnvName = (queueName: string): string => `QUEUE_URL_${queueName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+
+/** `/v2/runs/{id}/events` → `/v2/runs/* /events` (a CloudFront path pattern). */
+export const cloudFrontPathPattern = (path: string): string => path.replace(/\{[^}]+\}/g, '*');
+
+const BANNER = "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
+
+interface FunctionSpec {
+  entry: string;
+  description: string;
+  timeoutSeconds: number;
+  memoryMb: number;
+  table: TableAccess;
+}
+
+/**
+ * The whole service: one table, one Lambda function and HTTP API route per
+ * route, the queues and their workers, the response-streaming function for
+ * streaming routes, and a CloudFront distribution serving all of it under
+ * one base URL.
+ */
+export class WorkflowServiceStack extends Stack {
+  readonly table: dynamodb.Table;
+  readonly httpApi: HttpApi;
+  readonly distribution: cloudfront.Distribution;
+  readonly routeFunctions = new Map<string, NodejsFunction>();
+  readonly queues = new Map<string, { queue: sqs.Queue; dlq: sqs.Queue; worker: NodejsFunction; deadLetterWorker?: NodejsFunction }>();
+  readonly streamFunction?: NodejsFunction;
+  readonly streamUrl?: lambda.FunctionUrl;
+
+  private readonly allFunctions: NodejsFunction[] = [];
+  private readonly sharedEnvironment: Record<string, string>;
+
+  constructor(scope: Construct, id: string, props: WorkflowServiceStackProps = {}) {
+    super(scope, id, props);
+    const routes = props.routes ?? ROUTES;
+    const queueDefinitions = props.queues ?? QUEUES;
+    validate(routes, queueDefinitions);
+
+    // --- Table -----------------------------------------------------------
+    const attribute = (name: string): dynamodb.Attribute => ({ name, type: dynamodb.AttributeType.STRING });
+    this.table = new dynamodb.Table(this, 'Table', {
+      partitionKey: attribute(TABLE_DEFINITION.partitionKey),
+      sortKey: attribute(TABLE_DEFINITION.sortKey),
+      timeToLiveAttribute: TABLE_DEFINITION.ttlAttribute,
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const index of TABLE_DEFINITION.globalSecondaryIndexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: attribute(index.partitionKey),
+        sortKey: attribute(index.sortKey),
+        projectionType: dynamodb.ProjectionType.ALL,
+      });
+    }
+
+    // --- Queues ----------------------------------------------------------
+    const queuePrefix = props.queuePrefix ?? `${this.stackName}-`;
+    const queueResources = queueDefinitions.map((definition) => {
+      const dlq = new sqs.Queue(this, `${definition.name}Dlq`, {
+        queueName: `${queuePrefix}${dlqName(definition)}`,
+        retentionPeriod: Duration.days(14),
+        // A dead message is handed to the dead-letter worker, whose timeout is the worker's.
+        visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+      });
+      const queue = new sqs.Queue(this, `${definition.name}Queue`, {
+        queueName: `${queuePrefix}${definition.name}`,
+        visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        deadLetterQueue: { queue: dlq, maxReceiveCount: definition.maxReceiveCount },
+      });
+      NagSuppressions.addResourceSuppressions(dlq, [
+        { id: 'AwsSolutions-SQS3', reason: `This is the dead-letter queue of ${definition.name}; a DLQ has no DLQ of its own.` },
+      ]);
+      return { definition, queue, dlq };
+    });
+
+    this.sharedEnvironment = {
+      TABLE_NAME: this.table.tableName,
+      QUEUE_PREFIX: queuePrefix,
+      POWERTOOLS_SERVICE_NAME: props.serviceName ?? 'workflow-service',
+      NODE_OPTIONS: '--enable-source-maps',
+      ...Object.fromEntries(queueResources.map(({ definition, queue }) => [queueUrlEnvName(definition.name), queue.queueUrl])),
+    };
+
+    // --- HTTP API ---------------------------------------------------------
+    this.httpApi = new HttpApi(this, 'HttpApi', {
+      description: 'Workflow service HTTP API (one route and one function per route table entry).',
+      createDefaultStage: false,
+    });
+    const accessLogs = new logs.LogGroup(this, 'HttpApiAccessLogs', { retention: logs.RetentionDays.ONE_MONTH });
+    const stage = new HttpStage(this, 'HttpApiDefaultStage', {
+      httpApi: this.httpApi,
+      stageName: '$default',
+      autoDeploy: true,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            ip: '$context.identity.sourceIp',
+            requestTime: '$context.requestTime',
+            httpMethod: '$context.httpMethod',
+            path: '$context.path',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            protocol: '$context.protocol',
+            responseLength: '$context.responseLength',
+            responseLatency: '$context.responseLatency',
+            integrationLatency: '$context.integrationLatency',
+            integrationError: '$context.integrationErrorMessage',
+            userAgent: '$context.identity.userAgent',
+          }),
+        ),
+      },
+    });
+    // The API's own host name, e.g. abc123.execute-api.eu-west-1.amazonaws.com.
+    const apiDomain = Fn.select(2, Fn.split('/', this.httpApi.apiEndpoint));
+
+    // --- Streaming function (only when a route streams) --------------------
+    const streamingRoutes = routes.filter((r) => r.streaming);
+    if (streamingRoutes.length > 0) {
+      const first = streamingRoutes[0]!;
+      this.streamFunction = this.createFunction('Stream', {
+        entry: first.entry,
+        description: `Response-streaming function for ${streamingRoutes.map((r) => `${r.method} ${r.path}`).join(', ')}`,
+        timeoutSeconds: Math.max(...streamingRoutes.map((r) => r.timeoutSeconds ?? DEFAULT_STREAM_TIMEOUT_SECONDS)),
+        memoryMb: Math.max(...streamingRoutes.map((r) => r.memoryMb ?? DEFAULT_MEMORY_MB)),
+        table: streamingRoutes.map((r) => r.table).reduce((a, b) => (ACCESS_RANK[b] > ACCESS_RANK[a] ? b : a)),
+      });
+      // authType NONE: the function checks the bearer token itself. CloudFront
+      // origin access control would sign the origin request with SigV4 and
+      // overwrite the client's Authorization header, so it cannot be used.
+      this.streamUrl = this.streamFunction.addFunctionUrl({
+        authType: lambda.FunctionUrlAuthType.NONE,
+        invokeMode: lambda.InvokeMode.RESPONSE_STREAM,
+      });
+    }
+
+    // --- CloudFront: one base URL for the API and the streams --------------
+    // CloudFront forwards Authorization only when it is part of the cache key
+    // (an origin request policy may not list it), and a cache policy with
+    // headers in the key needs a maximum TTL above zero. Responses carry
+    // `Cache-Control: no-store` and the default TTL is 0, so nothing is cached.
+    const cachePolicy = new cloudfront.CachePolicy(this, 'ApiCachePolicy', {
+      comment: 'Pass-through for the API: Authorization in the key so it is forwarded; effectively no caching.',
+      minTtl: Duration.seconds(0),
+      defaultTtl: Duration.seconds(0),
+      maxTtl: Duration.seconds(1),
+      headerBehavior: cloudfront.CacheHeaderBehavior.allowList('Authorization'),
+      queryStringBehavior: cloudfront.CacheQueryStringBehavior.all(),
+      cookieBehavior: cloudfront.CacheCookieBehavior.all(),
+      enableAcceptEncodingGzip: true,
+      enableAcceptEncodingBrotli: true,
+    });
+    const passThrough = {
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+      cachePolicy,
+      // All viewer headers but Host (API Gateway and function URLs route on their own Host), query strings, cookies.
+      originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+    } as const;
+    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
+      comment: `${this.stackName} workflow service`,
+      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+      priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
+      defaultBehavior: {
+        ...passThrough,
+        origin: new origins.HttpOrigin(apiDomain, {
+          protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+          originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
+          readTimeout: Duration.seconds(30),
+        }),
+        compress: true,
+      },
+    });
+    if (this.streamUrl) {
+      const streamOrigin = new origins.FunctionUrlOrigin(this.streamUrl, {
+        // Longest CloudFront allows without a quota increase: streams must send something at least this often.
+        readTimeout: Duration.seconds(60),
+        keepaliveTimeout: Duration.seconds(60),
+      });
+      for (const pattern of new Set(streamingRoutes.map((r) => cloudFrontPathPattern(r.path)))) {
+        // Compression would buffer the stream.
+        this.distribution.addBehavior(pattern, streamOrigin, { ...passThrough, compress: false });
+      }
+    }
+    const distributionUrl = `https://${this.distribution.distributionDomainName}`;
+    const baseUrl = props.baseUrl?.replace(/\/$/, '');
+    if (baseUrl) this.streamFunction?.addEnvironment('BASE_URL', baseUrl);
+    const publicUrl = baseUrl ?? distributionUrl;
+
+    // --- Route functions and routes ---------------------------------------
+    for (const route of routes.filter((r) => !r.streaming)) {
+      const fn = this.createFunction(route.id, {
+        entry: route.entry,
+        description: `${route.method} ${route.path}`,
+        timeoutSeconds: route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+        memoryMb: route.memoryMb ?? DEFAULT_MEMORY_MB,
+        table: route.table,
+      });
+      fn.addEnvironment('BASE_URL', publicUrl);
+      this.routeFunctions.set(route.id, fn);
+      const integration = new HttpLambdaIntegration(`${route.id}Integration`, fn, {
+        payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+      });
+      new HttpRoute(this, `${route.id}Route`, {
+        httpApi: this.httpApi,
+        routeKey: route.path === '$default' ? HttpRouteKey.DEFAULT : HttpRouteKey.with(route.path, HttpMethod[route.method]),
+        integration,
+      });
+    }
+
+    // --- Workers ------------------------------------------------------------
+    for (const { definition, queue, dlq } of queueResources) {
+      const workerSpec = (entry: string, role: string): FunctionSpec => ({
+        entry,
+        description: `${role} for queue ${definition.name}`,
+        timeoutSeconds: definition.workerTimeoutSeconds,
+        memoryMb: DEFAULT_MEMORY_MB,
+        table: definition.table,
+      });
+      const worker = this.createFunction(`${definition.name}Worker`, workerSpec(definition.worker, 'Worker'));
+      worker.addEnvironment('BASE_URL', publicUrl);
+      worker.addEventSource(
+        new SqsEventSource(queue, {
+          batchSize: definition.batchSize,
+          maxBatchingWindow: Duration.seconds(definition.maxBatchingWindowSeconds),
+          reportBatchItemFailures: true,
+        }),
+      );
+      let deadLetterWorker: NodejsFunction | undefined;
+      if (definition.deadLetterWorker) {
+        deadLetterWorker = this.createFunction(`${definition.name}DeadLetterWorker`, workerSpec(definition.deadLetterWorker, 'Dead-letter worker'));
+        deadLetterWorker.addEnvironment('BASE_URL', publicUrl);
+        // One dead message at a time.
+        deadLetterWorker.addEventSource(new SqsEventSource(dlq, { batchSize: 1, reportBatchItemFailures: true }));
+      }
+      this.queues.set(definition.name, { queue, dlq, worker, deadLetterWorker });
+    }
+
+    // Every function gets every QUEUE_URL_*, so every function may send to
+    // every queue (RouteDefinition does not say which routes enqueue).
+    for (const { queue } of queueResources) {
+      for (const fn of this.allFunctions) queue.grantSendMessages(fn);
+    }
+
+    // --- Outputs --------------------------------------------------------------
+    new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'HTTP API endpoint (bypasses CloudFront; no streaming routes).' });
+    new CfnOutput(this, 'BaseUrl', { value: distributionUrl, description: 'Public base URL: CloudFront in front of the API and the streams.' });
+    if (this.streamUrl) new CfnOutput(this, 'StreamUrl', { value: this.streamUrl.url, description: 'Response-streaming function URL.' });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'DynamoDB table (TABLE_NAME for the admin CLI).' });
+
+    this.addNagSuppressions();
+  }
+
+  private createFunction(id: string, spec: FunctionSpec): NodejsFunction {
+    const logGroup = new logs.LogGroup(this, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH });
+    // Own role instead of AWSLambdaBasicExecutionRole: write to its log group only.
+    const role = new iam.Role(this, `${id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${id}`,
+    });
+    logGroup.grantWrite(role);
+    const fn = new NodejsFunction(this, id, {
+      entry: isAbsolute(spec.entry) ? spec.entry : resolve(REPO_ROOT, spec.entry),
+      handler: 'handler',
+      description: spec.description.slice(0, 256),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: spec.memoryMb,
+      timeout: Duration.seconds(spec.timeoutSeconds),
+      role,
+      logGroup,
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: resolve(REPO_ROOT, 'package-lock.json'),
+      environment: { ...this.sharedEnvironment },
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: BANNER,
+        // Bundle the SDK so every function runs the version in package-lock.json.
+        bundleAwsSDK: true,
+        externalModules: [],
+      },
+    });
+    if (spec.table === 'read') this.table.grantReadData(fn);
+    else if (spec.table === 'readwrite') this.table.grantReadWriteData(fn);
+    this.allFunctions.push(fn);
+    return fn;
+  }
+
+  private addNagSuppressions(): void {
+    NagSuppressions.addStackSuppressions(this, [
+      {
+        id: 'AwsSolutions-L1',
+        reason: 'Functions pin nodejs22.x on purpose: the bundles target node22 and the runtime is upgraded deliberately, not whenever a newer one appears.',
+      },
+      {
+        id: 'AwsSolutions-APIG4',
+        reason: 'Routes are authorized in the function: the bearer-token middleware checks API tokens and sessions; public routes (health, OpenAPI, login, $default 404) need none.',
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason: 'No Cognito: clients authenticate with the service’s own bearer tokens, checked by the middleware in each function.',
+      },
+      {
+        id: 'AwsSolutions-CFR1',
+        reason: 'Geo restriction is a business decision left to operators; the service has no country restrictions.',
+      },
+      {
+        id: 'AwsSolutions-CFR2',
+        reason: 'AWS WAF is optional for operators (it has a fixed monthly cost); throttling is on the API stage and auth in the functions.',
+      },
+      {
+        id: 'AwsSolutions-CFR3',
+        reason: 'The HTTP API stage writes access logs for every request reaching the API, and each function logs its requests; CloudFront standard logs would duplicate them.',
+      },
+      {
+        id: 'AwsSolutions-CFR4',
+        reason: 'The distribution uses the default *.cloudfront.net certificate, with which CloudFront fixes the viewer TLS policy; a custom domain with an ACM certificate and TLSv1.2_2021 is an operator option.',
+      },
+      {
+        id: 'AwsSolutions-IAM5',
+        reason: 'DynamoDB grants include the table’s indexes (`<table arn>/index/*`) so handlers can query the GSIs; the wildcard covers only this table’s indexes.',
+        appliesTo: [{ regex: '/^Resource::<Table[A-Za-z0-9]*\\.Arn>\\/index\\/\\*$/g' }],
+      },
+    ]);
+  }
+}
+
+function validate(routes: readonly RouteDefinition[], queues: readonly QueueDefinition[]): void {
+  const ids = new Set<string>();
+  for (const route of routes) {
+    if (ids.has(route.id)) throw new Error(`Duplicate route id ${route.id}.`);
+    ids.add(route.id);
+  }
+  const streamingEntries = new Set(routes.filter((r) => r.streaming).map((r) => r.entry));
+  if (streamingEntries.size > 1) {
+    throw new Error(`All streaming routes are served by one function, so they must share one entry; got ${[...streamingEntries].join(', ')}.`);
+  }
+  if (routes.some((r) => r.streaming && r.path === '$default')) throw new Error('$default cannot be a streaming route.');
+  const names = new Set<string>();
+  for (const queue of queues) {
+    if (names.has(queue.name)) throw new Error(`Duplicate queue name ${queue.name}.`);
+    names.add(queue.name);
+    if (queue.visibilityTimeoutSeconds <= queue.workerTimeoutSeconds) {
+      throw new Error(`Queue ${queue.name}: visibilityTimeoutSeconds must exceed workerTimeoutSeconds.`);
+    }
+  }
+}
