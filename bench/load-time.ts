@@ -30,6 +30,8 @@ export const LOAD_ENV: Record<string, string> = {
   AWS_EC2_METADATA_DISABLED: 'true',
   POWERTOOLS_LOG_LEVEL: 'WARN',
   POWERTOOLS_SERVICE_NAME: 'bench',
+  // Lambda runs Node 22, where the SDK has no reason to warn about the Node version.
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
 export interface LoadSample {

@@ -34,6 +34,7 @@ export async function measureRoundTrips(requestsPerCase: number, log: (line: str
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
     process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     const dynamodb = await startDynamoDbLocal();
     cleanups.push(dynamodb.stop);
     const proxy = await startCountingProxy(dynamodb.endpoint);

@@ -1,4 +1,4 @@
-import { App, Aspects } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { WorkflowServiceStack } from './stack.js';
 
@@ -8,6 +8,8 @@ import { WorkflowServiceStack } from './stack.js';
  *   baseUrl    – public root for BASE_URL (custom domain, or the BaseUrl output
  *                of a first deploy so the streaming function gets it too)
  *   queuePrefix – physical queue name prefix, default `<stackName>-`
+ *   dynamodbEndpoint / sqsEndpoint – ONLY for running cdk.out under SAM
+ *                locally (declares DYNAMODB_ENDPOINT / SQS_ENDPOINT); never for AWS
  */
 const app = new App();
 const context = (key: string): string | undefined => {
@@ -19,7 +21,11 @@ new WorkflowServiceStack(app, context('stackName') ?? 'WorkflowService', {
   description: 'Workflow service: HTTP API, workers, streaming function and CloudFront in front',
   baseUrl: context('baseUrl'),
   queuePrefix: context('queuePrefix'),
+  localEndpoints:
+    context('dynamodbEndpoint') || context('sqsEndpoint') ? { dynamodb: context('dynamodbEndpoint'), sqs: context('sqsEndpoint') } : undefined,
   // Environment-agnostic (no lookups): deploys to whatever account/region the CLI uses.
 });
 
-Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
+// cdk-nag 3 is a CDK validation plugin (v2 was an Aspect): unacknowledged
+// findings fail `cdk synth` with a report (also written to cdk.out/validation-report.json).
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

@@ -14,12 +14,12 @@ Commands:
   account:credit --account-id ID --usd N [--description TEXT]
   account:show --account-id ID
 
-Target: DYNAMODB_ENDPOINT and TABLE_NAME when set; otherwise the running
-\`npm start\` stack; otherwise the deployed table named by TABLE_NAME with the
-usual AWS credentials and AWS_REGION.`;
+Target: with DYNAMODB_ENDPOINT set, that endpoint (DynamoDB Local, LocalStack);
+with only TABLE_NAME set, the deployed table of that name, using the usual AWS
+credentials and AWS_REGION; with neither, the running \`npm start\` stack.`;
 
 /** Runs one command; prints one JSON object on stdout, or a sentence on stderr. */
-export async function main(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
+export async function main(argv: string[], out: Pick<NodeJS.WritableStream, 'write'> = process.stdout, err: Pick<NodeJS.WritableStream, 'write'> = process.stderr): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === 'help') {
     (command ? out : err).write(`${HELP}\n`);
@@ -45,8 +45,9 @@ export async function main(argv: string[], out = process.stdout, err = process.s
     err.write(`${(error as Error).message}\n`);
     return 2;
   }
-  const local = process.env.DYNAMODB_ENDPOINT ? undefined : readLocalStackState();
-  const env = readEnv({ ...process.env, ...(local ? { DYNAMODB_ENDPOINT: local.dynamodbEndpoint, TABLE_NAME: process.env.TABLE_NAME ?? local.tableName } : {}) });
+  // An explicit endpoint or table wins; with neither, a running `npm start`.
+  const local = process.env.DYNAMODB_ENDPOINT || process.env.TABLE_NAME ? undefined : readLocalStackState();
+  const env = readEnv({ ...process.env, ...(local ? { DYNAMODB_ENDPOINT: local.dynamodbEndpoint, TABLE_NAME: local.tableName } : {}) });
   const client = createDynamoClient(env);
   try {
     const commands = adminCommands({ db: createDocumentClient(client), tableName: env.tableName });

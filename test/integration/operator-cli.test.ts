@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { Writable } from 'node:stream';
+import { main } from '../../lib/admin/cli.js';
+import { REPO_ROOT } from '../../lib/local/handlers.js';
+import { startTestStack } from '../helpers/stack.js';
+
+let stack: Awaited<ReturnType<typeof startTestStack>>;
+
+before(async () => {
+  stack = await startTestStack();
+});
+after(async () => {
+  await stack.stop();
+});
+
+/** Runs the CLI in-process against the test table, capturing stdout and stderr. */
+async function admin(...argv: string[]) {
+  let out = '';
+  let err = '';
+  const sink = (append: (s: string) => void) =>
+    new Writable({
+      write(chunk, _enc, cb) {
+        append(chunk.toString());
+        cb();
+      },
+    });
+  const previous = { endpoint: process.env.DYNAMODB_ENDPOINT, table: process.env.TABLE_NAME };
+  process.env.DYNAMODB_ENDPOINT = stack.dynamodbEndpoint;
+  process.env.TABLE_NAME = stack.tableName;
+  try {
+    const code = await main(argv, sink((s) => (out += s)), sink((s) => (err += s)));
+    return { code, out, err, json: out ? (JSON.parse(out) as Record<string, unknown>) : undefined };
+  } finally {
+    process.env.DYNAMODB_ENDPOINT = previous.endpoint;
+    process.env.TABLE_NAME = previous.table;
+  }
+}
+
+const email = () => `op-${randomUUID()}@example.com`;
+
+describe('operator CLI', () => {
+  test('account:create prints {account_id, email, plan}; defaults to pro with balance 0', async () => {
+    const address = email();
+    const result = await admin('account:create', '--email', address, '--password', 'correct horse');
+    assert.equal(result.code, 0, result.err);
+    assert.match(result.json?.account_id as string, /^[0-9a-f-]{36}$/);
+    assert.equal(result.json?.email, address);
+    assert.equal(result.json?.plan, 'pro');
+    const shown = await admin('account:show', '--account-id', result.json!.account_id as string);
+    assert.equal(shown.json?.balance_micro_usd, 0);
+    assert.equal(shown.json?.suspended, false);
+    assert.equal(result.out.trim().split('\n').length, 1, 'one JSON object on stdout');
+  });
+
+  test('plan, balance and extra usage are set; credit adds a completed credit and raises the balance', async () => {
+    const created = await admin('account:create', '--email', email(), '--password', 'password1', '--plan', 'team', '--balance-usd', '2.5', '--extra-usage');
+    const id = created.json!.account_id as string;
+    const credited = await admin('account:credit', '--account-id', id, '--usd', '1.25', '--description', 'Top-up');
+    assert.equal(credited.code, 0, credited.err);
+    const transaction = credited.json?.transaction as Record<string, unknown>;
+    assert.deepEqual(
+      { type: transaction.type, status: transaction.status, amount: transaction.amount, description: transaction.description, currency: transaction.currency },
+      { type: 'credit', status: 'completed', amount: 1_250_000, description: 'Top-up', currency: 'USD' },
+    );
+    assert.equal(credited.json?.balance_micro_usd, 3_750_000);
+    const shown = await admin('account:show', '--account-id', id);
+    assert.equal(shown.json?.plan, 'team');
+    assert.equal(shown.json?.extra_usage, true);
+    assert.equal(shown.json?.balance_micro_usd, 3_750_000);
+  });
+
+  test('suspend and unsuspend flip the account', async () => {
+    const id = (await admin('account:create', '--email', email(), '--password', 'password1')).json!.account_id as string;
+    assert.equal((await admin('account:suspend', '--account-id', id)).json?.suspended, true);
+    assert.equal((await admin('account:show', '--account-id', id)).json?.suspended, true);
+    assert.equal((await admin('account:unsuspend', '--account-id', id)).json?.suspended, false);
+  });
+
+  test('mistakes exit non-zero with a sentence on stderr and nothing on stdout', async () => {
+    const address = email();
+    await admin('account:create', '--email', address, '--password', 'password1');
+    const cases: Array<[string[], number, RegExp]> = [
+      [['account:create', '--email', address, '--password', 'password1'], 1, /already exists/],
+      [['account:create', '--email', 'not-an-email', '--password', 'password1'], 2, /--email/],
+      [['account:create', '--email', email()], 2, /--password is required/],
+      [['account:create', '--email', email(), '--password', 'password1', '--plan', 'gold'], 2, /--plan/],
+      [['account:show', '--account-id', randomUUID()], 1, /No account/],
+      [['account:show', '--account-id', 'nope'], 2, /--account-id/],
+      [['account:credit', '--account-id', randomUUID(), '--usd', '5'], 1, /No account/],
+      [['account:credit', '--account-id', randomUUID(), '--usd', '-5'], 2, /--usd/],
+      [['account:suspend', '--account-id', randomUUID()], 1, /No account/],
+      [['account:delete'], 2, /Unknown command/],
+      [['account:show', '--bogus'], 2, /bogus/],
+    ];
+    for (const [argv, code, message] of cases) {
+      const result = await admin(...argv);
+      assert.equal(result.code, code, `${argv.join(' ')}: ${result.err}`);
+      assert.match(result.err, message);
+      assert.equal(result.out, '');
+    }
+  });
+
+  test('`npm run --silent admin` works as a real process against the table', async () => {
+    const child = spawn('npm', ['run', '--silent', 'admin', '--', 'account:create', '--email', email(), '--password', 'password1', '--plan', 'free'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, TABLE_NAME: stack.tableName, NODE_NO_WARNINGS: '1' },
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 0);
+    const printed = JSON.parse(out) as { plan: string };
+    assert.equal(printed.plan, 'free');
+  });
+});
