@@ -1,8 +1,8 @@
 import { build, version as esbuildVersion } from 'esbuild';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { readFileSync } from 'node:fs';
 
 export { esbuildVersion };
 
@@ -10,11 +10,17 @@ export { esbuildVersion };
 export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
 
 export interface BundleTarget {
-  /** Route id, `worker:<queue>` / `dlq-worker:<queue>`, or `hello-world`. */
+  /** Route id, `worker:<queue>` / `dlq-worker:<queue>`, a baseline name, or a context variant's name. */
   name: string;
-  kind: 'route' | 'worker' | 'baseline';
+  /** `context`: a variant measured for comparison only, never deployed. */
+  kind: 'route' | 'worker' | 'baseline' | 'context';
   /** Absolute path of the entry source. */
   entry: string;
+  /**
+   * `external` (default, as deployed): `@aws-sdk/*` stays out of the bundle
+   * and is loaded from the runtime. `bundled`: the SDK is bundled in.
+   */
+  sdk?: 'external' | 'bundled';
 }
 
 export interface BundleResult extends BundleTarget {
@@ -24,6 +30,8 @@ export interface BundleResult extends BundleTarget {
   gzipBytes: number;
   /** Bytes in the output per package (`(own code)` for repository sources), largest first. */
   contributors: Array<{ name: string; bytes: number }>;
+  /** Bare specifiers the bundle leaves to the runtime (e.g. `@aws-sdk/client-dynamodb`), sorted. */
+  externalImports: string[];
 }
 
 function packageOf(input: string): string {
@@ -37,10 +45,12 @@ function packageOf(input: string): string {
 /**
  * Bundles one entry exactly as the CDK NodejsFunction does for the stack:
  * minified ESM for node22, `module` before `main`, the createRequire banner,
- * an external source map, and the AWS SDK bundled rather than taken from the
- * runtime.
+ * an external source map, and the AWS SDK v3 (`@aws-sdk/*`) left external:
+ * the Lambda Node.js 22 runtime provides it. `target.sdk === 'bundled'`
+ * bundles the SDK in instead (a context variant, not what is deployed).
  */
 export async function bundle(target: BundleTarget, outDir: string, repoRoot: string): Promise<BundleResult> {
+  const sdk = target.sdk ?? 'external';
   const dir = join(outDir, target.name.replace(/[^A-Za-z0-9_-]/g, '_'));
   mkdirSync(dir, { recursive: true });
   const outfile = join(dir, 'index.mjs');
@@ -56,7 +66,7 @@ export async function bundle(target: BundleTarget, outDir: string, repoRoot: str
     mainFields: ['module', 'main'],
     banner: { js: ESM_REQUIRE_BANNER },
     sourcemap: 'external',
-    external: [],
+    external: sdk === 'external' ? ['@aws-sdk/*'] : [],
     metafile: true,
     logLevel: 'silent',
   });
@@ -66,8 +76,11 @@ export async function bundle(target: BundleTarget, outDir: string, repoRoot: str
     const name = packageOf(input);
     perPackage.set(name, (perPackage.get(name) ?? 0) + info.bytesInOutput);
   }
+  const externalImports = new Set((output?.imports ?? []).filter((i) => i.external && !isBuiltin(i.path)).map((i) => i.path));
   return {
     ...target,
+    sdk,
+    externalImports: [...externalImports].sort(),
     outfile,
     bytes: statSync(outfile).size,
     gzipBytes: gzipSync(readFileSync(outfile)).length,
@@ -80,6 +93,32 @@ export function writeHelloWorldEntry(dir: string): string {
   mkdirSync(dir, { recursive: true });
   const entry = join(dir, 'hello-world.ts');
   writeFileSync(entry, "export const handler = async () => ({ statusCode: 200, body: 'ok' });\n");
+  return entry;
+}
+
+/**
+ * The floor every DynamoDB-backed handler stands on: the two AWS SDK
+ * packages imported and a document client constructed at module scope
+ * (with the marshall options lib/data/client.ts uses), nothing else.
+ * Bundled like the functions, so the SDK stays external.
+ */
+export function writeSdkFloorEntry(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const entry = join(dir, 'sdk-floor.ts');
+  writeFileSync(
+    entry,
+    [
+      "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
+      "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';",
+      '',
+      'const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {',
+      '  marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },',
+      '});',
+      '',
+      "export const handler = async () => ({ statusCode: 200, body: typeof documentClient.send });",
+      '',
+    ].join('\n'),
+  );
   return entry;
 }
 

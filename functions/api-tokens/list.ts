@@ -1,13 +1,14 @@
 import { tokensRepo, type TokensRepo } from '../../lib/data/tokens.js';
 import { listedToken } from '../../lib/domain/api-tokens.js';
 import { decodeCursor, encodeCursor } from '../../lib/http/cursor.js';
+import { bearerAuth } from '../../lib/http/bearer-auth.js';
 import { httpHandler } from '../../lib/http/handler.js';
 import { json } from '../../lib/http/responses.js';
 import { ListTokensQuery } from '../../lib/schemas/api-tokens.js';
 import { CursorInvalidError } from '../../lib/errors.js';
 
 export const makeHandler = (deps: { tokens: TokensRepo } = { tokens: tokensRepo() }) =>
-  httpHandler({ auth: 'bearer', errors: 'message', query: ListTokensQuery }, async ({ principal, query }) => {
+  httpHandler({ auth: bearerAuth(deps.tokens), errors: 'message', query: ListTokensQuery }, async ({ principal, query }) => {
     const scope = `api-tokens:${principal.accountId}`;
     const position = query.cursor ? decodeCursor(query.cursor, scope, {}) : undefined;
     if (position && (typeof position.after !== 'string' || !position.after.startsWith('TOKEN#'))) throw new CursorInvalidError();

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MICRO_USD_PER_USD, PLAN_NAMES } from '../config/plans.js';
 import { accountsRepo, type Account } from '../data/accounts.js';
 import type { TableRef } from '../data/table.js';

@@ -1,9 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { serviceEnv, type ServiceEnv } from '../config/env.js';
-import { tokensRepo, type TokensRepo } from '../data/tokens.js';
-import { authenticateBearer } from '../domain/bearer.js';
+import { serviceEnv } from '../config/env.js';
 import { ApiError } from '../errors.js';
 import { logger } from '../observability/logger.js';
 import { checkIdempotencyKey, type IdempotentCall } from './idempotency-key.js';
@@ -24,9 +22,15 @@ export interface ApiRequest<B, Q> {
 
 type RunIdempotent = (call: IdempotentCall, context: Context, execute: () => Promise<HttpResult>) => Promise<HttpResult>;
 
+export type HttpMiddleware = middy.MiddlewareObj<HttpEvent, HttpResult, Error, ApiContext>;
+
 export interface RouteOptions<B, Q> {
-  /** `bearer`: a token is required; `none`: the handler checks what it needs itself. */
-  auth: 'bearer' | 'none';
+  /**
+   * `bearerAuth()` (lib/http/bearer-auth.ts) for token-authenticated routes;
+   * `none` where the handler checks what it needs itself. Passed in, so
+   * routes without auth do not bundle the token store.
+   */
+  auth: HttpMiddleware | 'none';
   /** Token calls answer `{message}`; everything else answers problem documents. */
   errors?: ErrorFormat;
   body?: z.ZodType<B>;
@@ -34,14 +38,6 @@ export interface RouteOptions<B, Q> {
   /** Passed in by writes that must be idempotent (every v2 POST but cancel). */
   idempotency?: RunIdempotent;
 }
-
-export interface HttpDeps {
-  tokens: TokensRepo;
-  env: ServiceEnv;
-}
-
-let defaultDeps: HttpDeps | undefined;
-const lazyDefaultDeps = (): HttpDeps => (defaultDeps ??= { tokens: tokensRepo(), env: serviceEnv });
 
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 
@@ -55,7 +51,7 @@ export function requestIdOf(event: HttpEvent, fallback: () => string): string {
  * Request id, problem documents and response headers. Registered first, so
  * its onError sees every failure of the stack and the handler.
  */
-const requestContext = (format: ErrorFormat, env: () => ServiceEnv): middy.MiddlewareObj<HttpEvent, HttpResult, Error, ApiContext> => {
+const requestContext = (format: ErrorFormat): HttpMiddleware => {
   const finish = (request: middy.Request<HttpEvent, HttpResult, Error, ApiContext>) => {
     const response = request.response;
     if (!response) return;
@@ -71,19 +67,13 @@ const requestContext = (format: ErrorFormat, env: () => ServiceEnv): middy.Middl
       if (!(request.error instanceof ApiError)) {
         logger.error('unhandled error', { error: request.error as Error, trace_id: request.context.api.requestId });
       }
-      request.response = errorResponse(request.error, request.context.api.requestId, env(), format);
+      request.response = errorResponse(request.error, request.context.api.requestId, serviceEnv, format);
       finish(request);
     },
   };
 };
 
-const bearerAuth = (tokens: () => TokensRepo): middy.MiddlewareObj<HttpEvent, HttpResult, Error, ApiContext> => ({
-  before: async (request) => {
-    request.context.api.principal = await authenticateBearer(tokens(), header(request.event.headers, 'authorization'));
-  },
-});
-
-const validateInput = <B, Q>(options: RouteOptions<B, Q>): middy.MiddlewareObj<HttpEvent, HttpResult, Error, ApiContext> => ({
+const validateInput = <B, Q>(options: RouteOptions<B, Q>): HttpMiddleware => ({
   before: (request) => {
     if (options.idempotency) checkIdempotencyKey(header(request.event.headers, 'idempotency-key'));
     if (options.query) request.context.api.query = parseQuery(request.event, options.query);
@@ -102,9 +92,7 @@ const validateInput = <B, Q>(options: RouteOptions<B, Q>): middy.MiddlewareObj<H
 export function httpHandler<B = undefined, Q = undefined>(
   options: RouteOptions<B, Q>,
   fn: (request: ApiRequest<B, Q>) => Promise<HttpResult>,
-  deps?: HttpDeps,
 ) {
-  const resolveDeps = () => deps ?? lazyDefaultDeps();
   const core = async (event: HttpEvent, context: ApiContext): Promise<HttpResult> => {
     const api = context.api;
     const request: ApiRequest<B, Q> = {
@@ -124,9 +112,7 @@ export function httpHandler<B = undefined, Q = undefined>(
       () => fn(request),
     );
   };
-  const handler = middy<HttpEvent, HttpResult, Error, ApiContext>(core).use(
-    requestContext(options.errors ?? 'problem', () => resolveDeps().env),
-  );
-  if (options.auth === 'bearer') handler.use(bearerAuth(() => resolveDeps().tokens));
+  const handler = middy<HttpEvent, HttpResult, Error, ApiContext>(core).use(requestContext(options.errors ?? 'problem'));
+  if (options.auth !== 'none') handler.use(options.auth);
   return handler.use(validateInput(options));
 }

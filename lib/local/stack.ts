@@ -48,14 +48,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const region = options.region ?? 'us-east-1';
     const tableName = options.tableName ?? 'workflow-service';
     const queuePrefix = options.queuePrefix ?? 'workflow-service-';
-    let dynamodb: RunningService | undefined;
-    let sqs: RunningService | undefined;
+    const started = (service: RunningService) => {
+      stops.push(service.stop);
+      return service.endpoint;
+    };
     const [dynamodbEndpoint, sqsEndpoint] = await Promise.all([
-      options.dynamodbEndpoint ?? startDynamoDbLocal({ dataDir: options.dataDir }).then((s) => ((dynamodb = s), s.endpoint)),
-      options.sqsEndpoint ?? startSqsEmulator().then((s) => ((sqs = s), s.endpoint)),
+      options.dynamodbEndpoint ?? startDynamoDbLocal({ dataDir: options.dataDir }).then(started),
+      options.sqsEndpoint ?? startSqsEmulator().then(started),
     ]);
-    if (dynamodb) stops.push(dynamodb.stop);
-    if (sqs) stops.push(sqs.stop);
 
     const ddbClient = new DynamoDBClient({ endpoint: dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS });
     const sqsClient = new SQSClient({ endpoint: sqsEndpoint, region, credentials: LOCAL_CREDENTIALS });

@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { registerAuthPaths } from './paths/auth.js';
 import { registerTokenPaths } from './paths/api-tokens.js';
 import { registerCommon } from './paths/common.js';
+import { registerServicePaths } from './paths/service.js';
 
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas that validate
@@ -10,6 +11,7 @@ import { registerCommon } from './paths/common.js';
 export function buildOpenApiDocument(serverUrl = '/') {
   const registry = new OpenAPIRegistry();
   const common = registerCommon(registry);
+  registerServicePaths(registry, common);
   registerAuthPaths(registry, common);
   registerTokenPaths(registry, common);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({

@@ -1,32 +1,33 @@
 import { LIST_LIMIT_MAX, TOKEN_MAX_MINUTES } from '../config/limits.js';
-import { limitParam, z } from './common.js';
+import * as z from 'zod';
+import { limitParam } from './common.js';
 
 export const CreateTokenBody = z
   .strictObject({
-    name: z.string().min(1).max(200).optional().openapi({ description: 'Default `API Token - <timestamp>`.' }),
+    name: z.string().min(1).max(200).optional().meta({ description: 'Default `API Token - <timestamp>`.' }),
     duration_minutes: z
       .number()
       .int()
       .optional()
-      .openapi({ description: `Default 60; zero or less becomes 60; above ${TOKEN_MAX_MINUTES} is clamped to ${TOKEN_MAX_MINUTES}.` }),
+      .meta({ description: `Default 60; zero or less becomes 60; above ${TOKEN_MAX_MINUTES} is clamped to ${TOKEN_MAX_MINUTES}.` }),
   })
-  .openapi('CreateApiTokenRequest');
+  .meta({ id: 'CreateApiTokenRequest' });
 
 export const CreatedToken = z
   .object({
-    id: z.string().openapi({ description: 'The public id, used to revoke.' }),
-    token: z.string().openapi({ description: 'The bearer token; returned only on creation.' }),
+    id: z.string().meta({ description: 'The public id, used to revoke.' }),
+    token: z.string().meta({ description: 'The bearer token; returned only on creation.' }),
     name: z.string(),
     expires_at: z.string().datetime(),
-    expires_in: z.number().int().openapi({ description: 'Seconds.' }),
+    expires_in: z.number().int().meta({ description: 'Seconds.' }),
     scope: z.literal('api'),
-    endpoint: z.string().openapi({ description: 'Informational, legacy; the path it names is not served (404).' }),
-    rate_limit: z.string().openapi({ description: 'Informational text, not a setting.' }),
-    max_concurrent_requests: z.number().int().openapi({ description: 'Informational, not a setting.' }),
+    endpoint: z.string().meta({ description: 'Informational, legacy; the path it names is not served (404).' }),
+    rate_limit: z.string().meta({ description: 'Informational text, not a setting.' }),
+    max_concurrent_requests: z.number().int().meta({ description: 'Informational, not a setting.' }),
     usage_note: z.string(),
     created_at: z.string().datetime(),
   })
-  .openapi('CreatedApiToken');
+  .meta({ id: 'CreatedApiToken' });
 
 export const ListedToken = z
   .object({
@@ -37,7 +38,7 @@ export const ListedToken = z
     scope: z.literal('api'),
     status: z.literal('active'),
   })
-  .openapi('ApiToken');
+  .meta({ id: 'ApiToken' });
 
 export const ListTokensQuery = z.object({
   limit: limitParam(LIST_LIMIT_MAX, LIST_LIMIT_MAX),
@@ -50,6 +51,6 @@ export const ListTokensResponse = z
     next_cursor: z.string().nullable(),
     has_more: z.boolean(),
   })
-  .openapi('ApiTokenList');
+  .meta({ id: 'ApiTokenList' });
 
-export const RevokeTokenBody = z.strictObject({ token_id: z.string().min(1).max(200) }).openapi('RevokeApiTokenRequest');
+export const RevokeTokenBody = z.strictObject({ token_id: z.string().min(1).max(200) }).meta({ id: 'RevokeApiTokenRequest' });

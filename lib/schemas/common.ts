@@ -1,34 +1,30 @@
-import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
-
-// Adds `.openapi()` to zod schemas so the OpenAPI document is generated from
-// the same schemas that validate requests.
-extendZodWithOpenApi(z);
-
-export { z };
+// Namespace import, property access only: esbuild then keeps just the parts
+// of zod a handler uses (the named `z` export drags in every locale).
+// `.meta({ id, description })` feeds the OpenAPI generator (lib/openapi/).
+import * as z from 'zod';
 
 export const FieldErrorSchema = z
   .object({
-    name: z.string().openapi({ description: 'JSON Pointer for body fields, the plain name for a parameter.' }),
+    name: z.string().meta({ description: 'JSON Pointer for body fields, the plain name for a parameter.' }),
     location: z.enum(['body', 'path', 'query', 'header']),
     reason: z.string(),
-    code: z.string().openapi({ example: 'required' }),
+    code: z.string().meta({ example: 'required' }),
   })
-  .openapi('FieldError');
+  .meta({ id: 'FieldError' });
 
 export const ProblemSchema = z
   .object({
-    type: z.string().openapi({ description: '`{problem_base}/<code>`; do not branch on it.' }),
+    type: z.string().meta({ description: '`{problem_base}/<code>`; do not branch on it.' }),
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
-    code: z.string().openapi({ description: 'Stable machine-readable name; branch on this.' }),
-    trace_id: z.string().openapi({ description: 'The X-Request-Id of the request, echoed.' }),
+    code: z.string().meta({ description: 'Stable machine-readable name; branch on this.' }),
+    trace_id: z.string().meta({ description: 'The X-Request-Id of the request, echoed.' }),
     errors: z.array(FieldErrorSchema).optional(),
   })
-  .openapi('Problem');
+  .meta({ id: 'Problem' });
 
-export const MessageSchema = z.object({ message: z.string() }).openapi('Message');
+export const MessageSchema = z.object({ message: z.string() }).meta({ id: 'Message' });
 
 /** `limit` query parameter of cursor-paged lists. */
 export const limitParam = (max: number, fallback: number) =>

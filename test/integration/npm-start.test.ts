@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { freePort } from '../../lib/local/emulators.js';
 import { REPO_ROOT } from '../../lib/local/handlers.js';
@@ -10,8 +13,11 @@ import { REPO_ROOT } from '../../lib/local/handlers.js';
  * DYNAMODB_ENDPOINT / SQS_ENDPOINT) and a fresh table, so the demo account
  * is created; the java check runs the real DynamoDB Local path.
  */
-function start(env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn('npm', ['start'], { cwd: REPO_ROOT, env: { ...process.env, NODE_NO_WARNINGS: '1', ...env }, detached: true });
+function start(
+  env: NodeJS.ProcessEnv,
+  command: [string, string[]] = ['npm', ['start']],
+): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(command[0], command[1], { cwd: REPO_ROOT, env: { ...process.env, NODE_NO_WARNINGS: '1', ...env }, detached: true });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
@@ -77,8 +83,10 @@ describe('npm start', () => {
 
   test('a missing java is one clear sentence and a non-zero exit', async () => {
     const port = await freePort();
-    const nodeDir = process.execPath.replace(/\/node$/, '');
-    const run = start({ PORT: String(port), DYNAMODB_ENDPOINT: '', PATH: `${nodeDir}:/usr/local/bin:/bin`, JAVA_HOME: '' });
+    // A PATH holding only node: what `npm start` runs, on a machine without java.
+    const bin = mkdtempSync(join(tmpdir(), 'no-java-'));
+    symlinkSync(process.execPath, join(bin, 'node'));
+    const run = start({ PORT: String(port), DYNAMODB_ENDPOINT: '', PATH: bin, JAVA_HOME: '' }, [process.execPath, ['--import', 'tsx', 'lib/local/start.ts']]);
     const code = await run.exited;
     assert.notEqual(code, 0);
     assert.match(run.output(), /no `java` command was found/);

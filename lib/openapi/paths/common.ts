@@ -20,8 +20,6 @@ export function registerCommon(registry: OpenAPIRegistry): Common {
     name: 'session',
     description: 'Browser session from POST /v1/auth/login; a credential only on POST /v1/api-tokens.',
   });
-  registry.register('Problem', ProblemSchema);
-  registry.register('Message', MessageSchema);
   return {
     bearer: [{ [bearer.name]: [] }],
     session: [{ [session.name]: [] }],

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { beforeEach, describe, test } from 'node:test';
+import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { accountsRepo } from '../../lib/data/accounts.js';
+import { keys } from '../../lib/data/keys.js';
+import { transactionsRepo } from '../../lib/data/transactions.js';
+import { ConflictError, NotFoundError } from '../../lib/errors.js';
+
+const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
+const mock = mockClient(db);
+const table = { db, tableName: 't' };
+
+beforeEach(() => mock.reset());
+
+const cancelled = () =>
+  new TransactionCanceledException({ message: 'x', $metadata: {}, CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed' }] });
+
+describe('accounts', () => {
+  test('create writes the account and its email guard in one transaction, email lower-cased', async () => {
+    mock.on(TransactWriteCommand).resolves({});
+    const id = randomUUID();
+    const account = await accountsRepo(table).create({ id, email: ' Ann@Example.COM ', passwordHash: 'h', plan: 'pro', balanceMicroUsd: 0, extraUsage: false });
+    assert.equal(account.email, 'ann@example.com');
+    const items = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    assert.deepEqual(
+      items.map((i) => [i.Put?.Item?.pk, i.Put?.ConditionExpression]),
+      [
+        [keys.account(id).pk, 'attribute_not_exists(pk)'],
+        [keys.accountEmail('ann@example.com').pk, 'attribute_not_exists(pk)'],
+      ],
+    );
+  });
+
+  test('a taken email is a ConflictError', async () => {
+    mock.on(TransactWriteCommand).rejects(cancelled());
+    await assert.rejects(
+      accountsRepo(table).create({ id: randomUUID(), email: 'a@example.com', passwordHash: 'h', plan: 'pro', balanceMicroUsd: 0, extraUsage: false }),
+      ConflictError,
+    );
+  });
+
+  test('suspending an unknown account is NotFound', async () => {
+    mock.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'x', $metadata: {} }));
+    await assert.rejects(accountsRepo(table).setSuspended(randomUUID(), true), NotFoundError);
+  });
+});
+
+describe('transactions', () => {
+  test('a credit adds to the balance and records a completed credit atomically', async () => {
+    mock.on(TransactWriteCommand).resolves({});
+    const accountId = randomUUID();
+    const txn = await transactionsRepo(table).credit({ id: 'x', accountId, amountMicroUsd: 5, description: 'd' });
+    assert.equal(txn.type, 'credit');
+    assert.equal(txn.status, 'completed');
+    const items = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    assert.equal(items[0]!.Update?.UpdateExpression, 'ADD balance_micro_usd :amount SET updated_at = :now');
+    assert.equal(items[1]!.Put?.Item?.entity, 'transaction');
+    assert.equal(items[1]!.Put?.Item?.type, 'credit');
+  });
+
+  test('a credit to an unknown account is NotFound', async () => {
+    mock.on(TransactWriteCommand).rejects(cancelled());
+    await assert.rejects(transactionsRepo(table).credit({ id: 'x', accountId: randomUUID(), amountMicroUsd: 5, description: null }), NotFoundError);
+  });
+});

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, test } from 'node:test';
+import * as z from 'zod';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { ApiContext } from '../../lib/http/types.js';
+import type { TokensRepo } from '../../lib/data/tokens.js';
+import { formatToken } from '../../lib/domain/api-tokens.js';
+import { NotFoundError } from '../../lib/errors.js';
+import { bearerAuth } from '../../lib/http/bearer-auth.js';
+import { httpHandler } from '../../lib/http/handler.js';
+import { json } from '../../lib/http/responses.js';
+import { makeHandler as makeMint } from '../../functions/api-tokens/create.js';
+
+const event = (overrides: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEventV2 =>
+  ({
+    version: '2.0',
+    routeKey: 'POST /v2/x',
+    rawPath: '/v2/x',
+    rawQueryString: '',
+    headers: {},
+    requestContext: { http: { method: 'POST', path: '/v2/x' } },
+    isBase64Encoded: false,
+    ...overrides,
+  }) as APIGatewayProxyEventV2;
+const context = () => ({ getRemainingTimeInMillis: () => 1000 }) as unknown as ApiContext;
+
+describe('httpHandler', () => {
+  test('shapes the answer and adds X-Request-Id and Cache-Control', async () => {
+    const handler = httpHandler({ auth: 'none' }, async () => json(200, { ok: true }));
+    const result = await handler(event({ headers: { 'x-request-id': 'r1' } }), context());
+    assert.equal(result.statusCode, 200);
+    assert.equal(result.headers['X-Request-Id'], 'r1');
+    assert.equal(result.headers['Cache-Control'], 'no-store');
+  });
+
+  test('ApiErrors become problem documents; others an opaque 500', async () => {
+    const notFound = await httpHandler({ auth: 'none' }, async () => {
+      throw new NotFoundError();
+    })(event({ headers: { 'X-Request-Id': 'r2' } }), context());
+    assert.equal(notFound.statusCode, 404);
+    assert.equal(notFound.headers['Content-Type'], 'application/problem+json');
+    assert.equal(JSON.parse(notFound.body).trace_id, 'r2');
+    const crash = await httpHandler({ auth: 'none' }, async () => {
+      throw new Error('password=hunter2');
+    })(event(), context());
+    assert.equal(crash.statusCode, 500);
+    assert.ok(!crash.body.includes('hunter2'));
+    assert.equal(JSON.parse(crash.body).code, 'internal_error');
+  });
+
+  test('a client X-Request-Id that is too long or has controls is replaced', async () => {
+    const result = await httpHandler({ auth: 'none' }, async () => json(200, {}))(event({ headers: { 'x-request-id': 'a b' } }), context());
+    assert.match(result.headers['X-Request-Id']!, /^[0-9a-f-]{36}$/);
+  });
+
+  test('the message format answers {message} with the same status', async () => {
+    const result = await httpHandler({ auth: 'none', errors: 'message', body: z.strictObject({ a: z.string() }) }, async () => json(200, {}))(
+      event({ body: '{"b":1}' }),
+      context(),
+    );
+    assert.equal(result.statusCode, 400);
+    assert.deepEqual(Object.keys(JSON.parse(result.body)), ['message']);
+  });
+
+  test('bearer auth resolves the principal through the token store on every request', async () => {
+    const accountId = randomUUID();
+    let lookups = 0;
+    const tokens = {
+      authenticate: async () => {
+        lookups++;
+        return { token: { id: 'tok_1' }, account: { id: accountId, plan: 'pro', suspended: false } };
+      },
+    } as unknown as TokensRepo;
+    const handler = httpHandler({ auth: bearerAuth(tokens) }, async ({ principal }) => json(200, principal));
+    const token = formatToken(accountId);
+    for (let i = 0; i < 2; i++) {
+      const result = await handler(event({ headers: { authorization: `Bearer ${token}` } }), context());
+      assert.deepEqual(JSON.parse(result.body), { accountId, tokenId: 'tok_1', plan: 'pro' });
+    }
+    assert.equal(lookups, 2, 'no cache');
+    const missing = await handler(event(), context());
+    assert.equal(missing.statusCode, 401);
+    assert.equal(missing.headers['WWW-Authenticate'], 'Bearer realm="workflow-service"');
+  });
+});
+
+describe('mint handler with fake dependencies', () => {
+  test('reads the session cookie, mints, answers 201', async () => {
+    const accountId = randomUUID();
+    const created: unknown[] = [];
+    const handler = makeMint({
+      accounts: { get: async () => ({ id: accountId, plan: 'pro', balance_micro_usd: 2_000_000, suspended: false }) } as never,
+      sessions: { get: async () => ({ account_id: accountId, expires_at: '', created_at: '' }) } as never,
+      tokens: { create: async (t: unknown) => void created.push(t) } as never,
+      baseUrl: 'https://svc.example',
+    });
+    const result = await handler(event({ cookies: ['session=abc'], body: '{"duration_minutes":5}' }), context());
+    assert.equal(result.statusCode, 201);
+    assert.equal(JSON.parse(result.body).expires_in, 300);
+    assert.equal(created.length, 1);
+  });
+});

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, test } from 'node:test';
+import { REPO_ROOT } from '../../lib/local/handlers.js';
+import { buildOpenApiDocument } from '../../lib/openapi/document.js';
+import { allowedMethods, matchRoute, ROUTES, type RouteDefinition } from '../../lib/routes.js';
+
+describe('route table', () => {
+  test('every entry exists, ids are unique, and exactly one $default', () => {
+    for (const route of ROUTES) assert.ok(existsSync(resolve(REPO_ROOT, route.entry)), route.entry);
+    assert.equal(new Set(ROUTES.map((r) => r.id)).size, ROUTES.length);
+    assert.equal(new Set(ROUTES.map((r) => `${r.method} ${r.path}`)).size, ROUTES.length);
+    assert.equal(ROUTES.filter((r) => r.path === '$default').length, 1);
+  });
+
+  test('matching prefers literal paths, decodes parameters, falls back to $default', () => {
+    const routes: RouteDefinition[] = [
+      { id: 'A', method: 'GET', path: '/v1/things/{id}', entry: 'a.ts', table: 'none' },
+      { id: 'B', method: 'GET', path: '/v1/things/latest', entry: 'b.ts', table: 'none' },
+      { id: 'D', method: 'ANY', path: '$default', entry: 'd.ts', table: 'none' },
+    ];
+    assert.equal(matchRoute('GET', '/v1/things/latest', routes)?.route.id, 'B');
+    const param = matchRoute('GET', '/v1/things/a%20b', routes);
+    assert.deepEqual([param?.route.id, param?.params, param?.routeKey], ['A', { id: 'a b' }, 'GET /v1/things/{id}']);
+    assert.equal(matchRoute('POST', '/v1/things/x', routes)?.routeKey, '$default');
+    assert.equal(matchRoute('GET', '/v1/things/x/y', routes)?.route.id, 'D');
+    assert.deepEqual(allowedMethods('/v1/things/x', routes), ['GET']);
+    assert.deepEqual(allowedMethods('/nope', routes), []);
+  });
+});
+
+describe('OpenAPI document', () => {
+  const document = buildOpenApiDocument('https://svc.example');
+
+  test('is OpenAPI 3.1 at version 1.0.0 with the server url', () => {
+    assert.equal(document.openapi, '3.1.0');
+    assert.equal(document.info.version, '1.0.0');
+    assert.deepEqual(document.servers, [{ url: 'https://svc.example' }]);
+  });
+
+  test('documents every route of the route table', () => {
+    for (const route of ROUTES.filter((r) => r.path !== '$default')) {
+      const operation = document.paths?.[route.path]?.[route.method.toLowerCase() as 'get'];
+      assert.ok(operation, `${route.method} ${route.path} is missing from the OpenAPI document`);
+    }
+  });
+
+  test('request schemas come from the validating zod schemas (strict, with bounds)', () => {
+    const schemas = document.components?.schemas as Record<string, { additionalProperties?: boolean; required?: string[] }>;
+    assert.equal(schemas.LoginRequest?.additionalProperties, false);
+    assert.deepEqual(schemas.LoginRequest?.required, ['email', 'password']);
+    assert.ok(schemas.Problem);
+    const list = document.paths?.['/v1/api-tokens']?.get;
+    const limit = list?.parameters?.find((p) => 'name' in p && p.name === 'limit') as { schema: { minimum: number; maximum: number } };
+    assert.deepEqual([limit.schema.minimum, limit.schema.maximum], [1, 100]);
+  });
+});
