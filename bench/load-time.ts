@@ -130,3 +130,28 @@ export function resourceKind(name: string): 'network' | 'timer' | 'file' | 'stdi
   if (/PipeWrap|TTYWrap/.test(name)) return 'stdio';
   return 'other';
 }
+
+/**
+ * What loading a bundle pulls in from node_modules as CommonJS (the AWS SDK
+ * packages ship `dist-cjs` as their `main`): file count and bytes on disk.
+ * One extra, untimed process; not part of the samples.
+ */
+export function nodeModulesFootprint(file: string, workDir: string): { files: number; bytes: number } {
+  const probe = join(workDir, 'footprint.mjs');
+  writeFileSync(
+    probe,
+    `import { createRequire } from 'node:module';
+import { statSync } from 'node:fs';
+await import(process.argv[2]);
+const files = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes('/node_modules/'));
+process.stdout.write(JSON.stringify({ files: files.length, bytes: files.reduce((n, f) => n + statSync(f).size, 0) }));
+`,
+  );
+  const child = spawnSync(process.execPath, [probe, pathToFileURL(file).href], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...LOAD_ENV },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  if (child.error || child.status !== 0) throw new Error(`footprint of ${file} failed: ${child.error?.message ?? child.stderr}`);
+  return JSON.parse(child.stdout) as { files: number; bytes: number };
+}

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { QUEUES } from '../lib/queues.js';
 import { ROUTES } from '../lib/routes.js';
 import { bundle, esbuildVersion, writeHelloWorldEntry, writeSdkFloorEntry, type BundleResult, type BundleTarget } from './bundle.js';
-import { measureLoadTimes, resourceKind, type LoadStats } from './load-time.js';
+import { measureLoadTimes, nodeModulesFootprint, resourceKind, type LoadStats } from './load-time.js';
 import { measureRoundTrips, type RoundTripResult } from './round-trips.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -96,9 +96,18 @@ interface LoadAnalysis {
   /** The representative route with the SDK bundled in (not deployed), and the same route as deployed. */
   sdkBundled?: { row: LoadRow; deployed: LoadRow };
   failing: LoadRow[];
+  /** CommonJS files (and their bytes on disk) that loading sdk-floor pulls from node_modules. */
+  floorFootprint: { files: number; bytes: number };
 }
 
-function analyse(functions: BundleResult[], hello: BundleResult, floor: BundleResult, sdkBundled: BundleResult | undefined, loads: LoadStats[]): LoadAnalysis {
+function analyse(
+  functions: BundleResult[],
+  hello: BundleResult,
+  floor: BundleResult,
+  sdkBundled: BundleResult | undefined,
+  loads: LoadStats[],
+  floorFootprint: LoadAnalysis['floorFootprint'],
+): LoadAnalysis {
   const loadOf = (b: BundleResult) => loads.find((l) => l.name === b.name)!;
   const helloMs = loadOf(hello).process.median;
   const floorMs = loadOf(floor).process.median;
@@ -115,6 +124,7 @@ function analyse(functions: BundleResult[], hello: BundleResult, floor: BundleRe
     floor: row(floor),
     ...(sdkBundled && deployed ? { sdkBundled: { row: row(sdkBundled), deployed } } : {}),
     failing: rows.filter((r) => !r.pass),
+    floorFootprint,
   };
 }
 
@@ -125,6 +135,13 @@ function loadVerdict(a: LoadAnalysis): string {
   return `${a.failing.length} of ${n} functions FAIL the load-time budget (whole-process median ≤ ${LOAD_RATIO_BUDGET}× hello-world): ${names(a.failing)}; worst ${worst.bundle.name} at ${fmtX(worst.vsHello)}.`;
 }
 
+/** Functions whose budgeted ratio is within 5 % of the budget: another run may put them on the other side. */
+function borderline(a: LoadAnalysis): string | undefined {
+  const near = a.functions.filter((r) => Math.abs(r.vsHello - LOAD_RATIO_BUDGET) / LOAD_RATIO_BUDGET <= 0.05);
+  if (!near.length) return undefined;
+  return `Borderline: ${near.map((r) => `${r.bundle.name} (${fmtX(r.vsHello)}, ${r.pass ? 'pass' : 'FAIL'})`).join(', ')} ${near.length === 1 ? 'is' : 'are'} within 5 % of the ${LOAD_RATIO_BUDGET}× budget, so another run may land on the other side; the mark is what this run measured.`;
+}
+
 /** One paragraph: what the numbers say dominates the load time, and what would move it. */
 function dominance(a: LoadAnalysis): string {
   const H = a.hello.load.process.median;
@@ -132,36 +149,43 @@ function dominance(a: LoadAnalysis): string {
   const floorX = a.floor.vsHello;
   const withSdk = a.functions.filter((r) => loadsSdk(r.bundle));
   const withoutSdk = a.functions.filter((r) => !loadsSdk(r.bundle));
+  const fp = a.floorFootprint;
   const parts: string[] = [];
   parts.push(
-    `sdk-floor, which is nothing but the two SDK packages and one document client, takes ${fmtMs(S)} ms from spawn to exit, ${fmtX(floorX)} hello-world's ${fmtMs(H)} ms, so the SDK alone is ${floorX > LOAD_RATIO_BUDGET ? `over the ${LOAD_RATIO_BUDGET}× budget` : `within the ${LOAD_RATIO_BUDGET}× budget`} (its import alone: ${fmtMs(a.floor.load.importOnly.median)} ms against hello-world's ${fmtMs(a.hello.load.importOnly.median)} ms).`,
+    `${SDK_FLOOR}, which is nothing but the two SDK packages and one document client, takes ${fmtMs(S)} ms from spawn to exit, ${fmtX(floorX)} ${HELLO}'s ${fmtMs(H)} ms, so the SDK alone is ${floorX > LOAD_RATIO_BUDGET ? 'over' : 'within'} the ${LOAD_RATIO_BUDGET}× budget. Its import alone takes ${fmtMs(a.floor.load.importOnly.median)} ms (${HELLO}'s: ${fmtMs(a.hello.load.importOnly.median)} ms): Node reads and compiles ${fp.files} CommonJS files from node_modules, ${fmtKb(fp.bytes)} KB unminified (the packages' \`dist-cjs\` builds, which include every DynamoDB command, used or not), then the client constructor starts reading the shared AWS config files.`,
   );
   if (withSdk.length) {
-    const shares = withSdk.map((r) => (S - H) / (r.load.process.median - H));
-    const added = withSdk.map((r) => r.load.process.median - S);
+    const worst = withSdk.reduce((w, r) => (r.load.process.median > w.load.process.median ? r : w));
+    const atFloor = withSdk.filter((r) => r.load.process.median <= S);
     parts.push(
-      `The ${withSdk.length} functions that load the SDK (${names(withSdk)}) are at ${span(withSdk.map((r) => r.vsHello), fmtX)} hello-world but ${span(withSdk.map((r) => r.vsFloor), fmtX)} sdk-floor: the floor is ${span(shares.map((x) => x * 100), (x) => `${x.toFixed(0)}`)} % of the time they take beyond hello-world, and our own code adds ${span(added, fmtMs)} ms on top of it.`,
+      `The ${withSdk.length} functions that load the SDK (${names(withSdk)}) are at ${span(withSdk.map((r) => r.vsHello), fmtX)} ${HELLO} but only ${span(withSdk.map((r) => r.vsFloor), fmtX)} ${SDK_FLOOR}: what our own code adds on top of the SDK is at most ${fmtMs(worst.load.process.median - S)} ms (${worst.bundle.name})${atFloor.length ? `, and ${names(atFloor)} measured at or below the floor, i.e. within this run's noise` : ''}.`,
     );
   }
   if (withoutSdk.length) {
-    parts.push(`The functions that do not load the SDK (${names(withoutSdk)}) are at ${span(withoutSdk.map((r) => r.vsHello), fmtX)} hello-world.`);
+    const failingPlain = withoutSdk.filter((r) => !r.pass);
+    parts.push(
+      `The functions that do not load the SDK (${names(withoutSdk)}) are at ${span(withoutSdk.map((r) => r.vsHello), fmtX)} ${HELLO}${
+        failingPlain.length
+          ? `; ${failingPlain.map((r) => `${r.bundle.name} fails on its own bundle (${fmtX(r.vsHello)}; largest parts ${r.bundle.contributors.slice(0, 2).map((c) => `${c.name} ${fmtKb(c.bytes)} KB`).join(', ')})`).join('; ')}, not on the SDK`
+          : ''
+      }.`,
+    );
   }
   if (floorX > LOAD_RATIO_BUDGET && withSdk.length) {
     parts.push(
-      `Because the floor itself exceeds the budget, no function that uses the table can meet ${LOAD_RATIO_BUDGET}× hello-world however small its own code gets; shrinking our code moves such a function at most down to ${fmtX(floorX)}.`,
+      `Because the floor itself exceeds the budget, no function that uses the table can meet ${LOAD_RATIO_BUDGET}× ${HELLO} however small its own code gets: shrinking our code moves such a function at best down to about ${fmtX(floorX)}.`,
     );
   }
   const changes: string[] = [];
   const sb = a.sdkBundled;
   if (sb) {
-    const size = kb(sb.row.bundle.bytes);
     const faster = sb.row.load.process.median < sb.deployed.load.process.median;
     changes.push(
-      `bundling the SDK in, which for ${SDK_BUNDLED_ROUTE} ${faster ? 'lowers' : 'does not lower'} the figure (${fmtX(sb.deployed.vsHello)} → ${fmtX(sb.row.vsHello)} hello-world) ${faster ? 'but' : 'and'} grows its bundle from ${fmtKb(sb.deployed.bundle.bytes)} KB to ${fmtKb(sb.row.bundle.bytes)} KB (${size > SIZE_BUDGET_KB ? `over the ${SIZE_BUDGET_KB} KB budget` : `within the ${SIZE_BUDGET_KB} KB budget`})`,
+      `bundling the SDK in, tree-shaken and minified, which for ${SDK_BUNDLED_ROUTE} ${faster ? 'lowers' : 'does not lower'} the figure from ${fmtX(sb.deployed.vsHello)} to ${fmtX(sb.row.vsHello)} ${HELLO} (${sb.row.pass ? 'within' : 'still over'} the ${LOAD_RATIO_BUDGET}× budget) and grows its bundle from ${fmtKb(sb.deployed.bundle.bytes)} KB to ${fmtKb(sb.row.bundle.bytes)} KB (${kb(sb.row.bundle.bytes) > SIZE_BUDGET_KB ? 'over' : 'within'} the ${SIZE_BUDGET_KB} KB budget)`,
     );
   }
-  changes.push('loading less of the SDK at init (deferring its import to the first request that needs it moves the cost into that request rather than removing it)');
-  changes.push('or restating the budget of table-backed functions against sdk-floor instead of hello-world, which is a decision, not a measurement');
+  changes.push('loading less SDK code at init (deferring the SDK import to the first request that needs it only moves the cost into that request)');
+  changes.push(`or restating the budget for table-backed functions against ${SDK_FLOOR} rather than ${HELLO}, which is a decision, not a measurement`);
   parts.push(`What would change the figure: ${changes.join('; ')}.`);
   return `**What dominates the load time: the AWS SDK.** ${parts.join(' ')}`;
 }
@@ -196,7 +220,7 @@ function renderReport(input: {
   out('## Summary');
   out();
   out(`- Bundle size (≤ ${SIZE_BUDGET_KB} KB): ${sizeFailing.length ? `**${sizeFailing.length} of ${bundles.length} functions FAIL** (${sizeFailing.map((b) => b.name).join(', ')})` : `all ${bundles.length} functions pass`}.`);
-  out(`- Load time (whole-process median ≤ ${LOAD_RATIO_BUDGET}× hello-world): ${a.failing.length ? `**${loadVerdict(a)}**` : loadVerdict(a)} The AWS SDK alone (sdk-floor) is ${fmtX(a.floor.vsHello)} hello-world; see section 2.`);
+  out(`- Load time: ${a.failing.length ? `**${loadVerdict(a)}**` : loadVerdict(a)} The AWS SDK alone (sdk-floor) is ${fmtX(a.floor.vsHello)} hello-world; see section 2.`);
   out(`- DynamoDB round trips per request: ${tripsFailing.length ? `**${tripsFailing.length} of ${trips.length} cases FAIL** (${tripsFailing.map((t) => t.request).join('; ')})` : `all ${trips.length} cases pass`}.`);
   out();
   out('`npm run bench` exits 0 whether or not budgets pass; it fails only if a measurement cannot be made.');
@@ -231,6 +255,11 @@ function renderReport(input: {
   out(`Budget: the median wall time of a fresh \`node\` process that imports the bundle and exits (spawn → import → exit) ≤ ${LOAD_RATIO_BUDGET}× the ${HELLO} baseline's median in the same run. Only the "Ratio to ${HELLO}" column is budgeted; the other columns are context.`);
   out();
   out(a.failing.length ? `**Result: ${loadVerdict(a)}**` : `**Result:** ${loadVerdict(a)}`);
+  const near = borderline(a);
+  if (near) {
+    out();
+    out(near);
+  }
   out();
   out(`| Function | AWS SDK loaded | Whole process median ms | Min / max ms | Ratio to ${HELLO} | Budget | Ratio to ${SDK_FLOOR} (context) | Import-only median ms (context) |`);
   out('|---|---|---:|---:|---:|---|---:|---:|');
@@ -323,7 +352,7 @@ async function main(): Promise<void> {
     const measured = [...bundles, hello, floor, ...(sdkBundled ? [sdkBundled] : [])];
     log(`measuring whole-process load times: ${LOAD_RUNS} rounds × ${measured.length} bundles in fresh node processes`);
     const loads = measureLoadTimes(measured, LOAD_RUNS, work);
-    const analysis = analyse(bundles, hello, floor, sdkBundled, loads);
+    const analysis = analyse(bundles, hello, floor, sdkBundled, loads, nodeModulesFootprint(floor.outfile, work));
 
     log(`counting DynamoDB round trips (${REQUESTS} requests per case)`);
     const trips = await measureRoundTrips(REQUESTS, log);
@@ -334,25 +363,27 @@ async function main(): Promise<void> {
 
     const sizeFailing = bundles.filter((b) => kb(b.bytes) > SIZE_BUDGET_KB);
     console.log(`\nBundle size (budget ≤ ${SIZE_BUDGET_KB} KB):`);
-    for (const b of bundles) console.log(`  ${b.name.padEnd(24)} ${fmtKb(b.bytes).padStart(7)} KB  ${kb(b.bytes) <= SIZE_BUDGET_KB ? 'pass' : 'FAIL'}`);
-    console.log(`  ${HELLO.padEnd(24)} ${fmtKb(hello.bytes).padStart(7)} KB  (baseline)`);
-    console.log(`  ${SDK_FLOOR.padEnd(24)} ${fmtKb(floor.bytes).padStart(7)} KB  (baseline)`);
-    if (sdkBundled) console.log(`  ${sdkBundled.name.padEnd(24)} ${fmtKb(sdkBundled.bytes).padStart(7)} KB  (context: AWS SDK bundled in, not deployed)`);
+    for (const b of bundles) console.log(`  ${b.name.padEnd(26)} ${fmtKb(b.bytes).padStart(7)} KB  ${kb(b.bytes) <= SIZE_BUDGET_KB ? 'pass' : 'FAIL'}`);
+    console.log(`  ${HELLO.padEnd(26)} ${fmtKb(hello.bytes).padStart(7)} KB  (baseline)`);
+    console.log(`  ${SDK_FLOOR.padEnd(26)} ${fmtKb(floor.bytes).padStart(7)} KB  (baseline)`);
+    if (sdkBundled) console.log(`  ${sdkBundled.name.padEnd(26)} ${fmtKb(sdkBundled.bytes).padStart(7)} KB  (context: AWS SDK bundled in, not deployed)`);
 
     const a = analysis;
     console.log(
       `\nLoad time, whole process spawn → exit, median (budget ≤ ${LOAD_RATIO_BUDGET}× ${HELLO} ${fmtMs(a.hello.load.process.median)} ms; ${SDK_FLOOR} ${fmtMs(a.floor.load.process.median)} ms = ${fmtX(a.floor.vsHello)}):`,
     );
-    console.log(`  ${''.padEnd(24)} ${'process'.padStart(9)}  ${'×hello'.padStart(6)}  ${'×sdk-floor'.padStart(10)}  ${'import'.padStart(9)}`);
+    console.log(`  ${''.padEnd(26)} ${'process'.padStart(9)}  ${'×hello'.padStart(6)}  ${'×sdk-floor'.padStart(10)}  ${'import'.padStart(9)}`);
     const line = (label: string, r: LoadRow, verdict: string) =>
       console.log(
-        `  ${label.padEnd(24)} ${`${fmtMs(r.load.process.median)} ms`.padStart(9)}  ${fmtX(r.vsHello).padStart(6)}  ${fmtX(r.vsFloor).padStart(10)}  ${`${fmtMs(r.load.importOnly.median)} ms`.padStart(9)}  ${verdict}`,
+        `  ${label.padEnd(26)} ${`${fmtMs(r.load.process.median)} ms`.padStart(9)}  ${fmtX(r.vsHello).padStart(6)}  ${fmtX(r.vsFloor).padStart(10)}  ${`${fmtMs(r.load.importOnly.median)} ms`.padStart(9)}  ${verdict}`,
       );
     for (const r of a.functions) line(r.bundle.name, r, r.pass ? 'pass' : 'FAIL');
     line(HELLO, a.hello, '(baseline)');
     line(SDK_FLOOR, a.floor, '(baseline)');
     if (a.sdkBundled) line(a.sdkBundled.row.bundle.name, a.sdkBundled.row, '(context: AWS SDK bundled in, not deployed)');
     console.log(`  ${loadVerdict(a)}`);
+    const near = borderline(a);
+    if (near) console.log(`  ${near}`);
     console.log(`  The AWS SDK alone (${SDK_FLOOR}) is ${fmtX(a.floor.vsHello)} ${HELLO}; it dominates the load time of every function that loads it (see docs/benchmarks.md, section 2).`);
 
     console.log('\nDynamoDB calls per request:');
