@@ -15,7 +15,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE_DEFINITION } from '../lib/data/table-definition.js';
-import { dlqName, QUEUES, type QueueDefinition } from '../lib/queues.js';
+import { dlqName, QUEUES, queueUrlVariable, type QueueDefinition } from '../lib/queues.js';
 import { ROUTES, type RouteDefinition, type TableAccess } from '../lib/routes.js';
 
 /** Repository root: route and queue entries are relative to it. */
@@ -52,8 +52,8 @@ const DEFAULT_TIMEOUT_SECONDS = 29;
 const DEFAULT_STREAM_TIMEOUT_SECONDS = 900;
 const ACCESS_RANK: Record<TableAccess, number> = { none: 0, read: 1, readwrite: 2 };
 
-/** `QUEUE_URL_<NAME>`: the same name the local stack sets. */
-export const queueUrlEnvName = (queueName: string): string => `QUEUE_URL_${queueName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+/** `QUEUE_URL_<NAME>`: the same name the local stack sets (lib/queues.ts). */
+export const queueUrlEnvName = queueUrlVariable;
 
 /** `/v2/runs/{id}/events` → `/v2/runs/* /events` (a CloudFront path pattern). */
 export const cloudFrontPathPattern = (path: string): string => path.replace(/\{[^}]+\}/g, '*');

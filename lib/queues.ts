@@ -21,8 +21,24 @@ export interface QueueDefinition {
   deadLetterWorker?: string;
 }
 
-// The first workers arrive with the workflow engine; the stack and the local
-// poller already build whatever is listed here.
-export const QUEUES: readonly QueueDefinition[] = [];
+export const NODE_TASKS_QUEUE = 'node-tasks';
+
+export const QUEUES: readonly QueueDefinition[] = [
+  {
+    // One message per node ready to run: `{request_id, node_id}`.
+    name: NODE_TASKS_QUEUE,
+    worker: 'functions/workers/node-tasks.ts',
+    deadLetterWorker: 'functions/workers/node-tasks-dead-letter.ts',
+    workerTimeoutSeconds: 300,
+    visibilityTimeoutSeconds: 360,
+    maxReceiveCount: 5,
+    batchSize: 10,
+    maxBatchingWindowSeconds: 0,
+    table: 'readwrite',
+  },
+];
+
+/** The env variable holding a queue's URL (set by the CDK stack and the local stack). */
+export const queueUrlVariable = (name: string): string => `QUEUE_URL_${name.toUpperCase().replace(/-/g, '_')}`;
 
 export const dlqName = (queue: Pick<QueueDefinition, 'name'>): string => `${queue.name}-dlq`;

@@ -27,6 +27,36 @@ export const keys = {
   idempotencyPrefix: 'IDEMPOTENCY',
   /** Gsi1 partition listing every account, for the operator CLI. */
   accountsIndex: () => ({ gsi1pk: 'ACCOUNTS' }),
+
+  // --- Workflows, versions, chats (lib/data/workflows.ts, lib/data/chats.ts) ---
+  /** A workflow, under its account: another account's workflow id never resolves. */
+  workflow: (accountId: string, workflowId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: `WORKFLOW#${workflowId}` }),
+  /** Gsi1 entry of a workflow: an account's workflows, newest first. */
+  workflowsIndex: (accountId: string, createdAt: string, workflowId: string) => ({
+    gsi1pk: `ACCOUNT#${accountId}#WORKFLOWS`,
+    gsi1sk: `${createdAt}#${workflowId}`,
+  }),
+  workflowsIndexPartition: (accountId: string) => `ACCOUNT#${accountId}#WORKFLOWS`,
+  /** An immutable workflow version, read by its id alone; the item names its account and workflow. */
+  workflowVersion: (versionId: string): Key => ({ pk: `WORKFLOWVERSION#${versionId}`, sk: 'VERSION' }),
+  /** A chat (the context memory identity); the item names its account. */
+  chat: (chatId: string): Key => ({ pk: `CHAT#${chatId}`, sk: 'CHAT' }),
+
+  // --- Workflow execution (lib/engine) -------------------------------------
+  // A request, its node executions and its event log share one partition, so
+  // the tree is one Query and the event log is ordered by its sort key.
+  workflowRequest: (requestId: string): Key => ({ pk: `WFREQ#${requestId}`, sk: 'REQUEST' }),
+  /** History of an account's requests, newest first. */
+  workflowRequestIndex: (accountId: string, createdAt: string, requestId: string) => ({
+    gsi1pk: `ACCOUNT#${accountId}#WFREQS`,
+    gsi1sk: `${createdAt}#${requestId}`,
+  }),
+  workflowRequestIndexPartition: (accountId: string) => `ACCOUNT#${accountId}#WFREQS`,
+  nodeExecution: (requestId: string, nodeId: string): Key => ({ pk: `WFREQ#${requestId}`, sk: `NODE#${nodeId}` }),
+  nodeExecutionPrefix: (requestId: string) => ({ pk: `WFREQ#${requestId}`, skPrefix: 'NODE#' }),
+  /** Event `seq` zero-padded so the sort key orders numerically. */
+  requestEvent: (requestId: string, seq: number): Key => ({ pk: `WFREQ#${requestId}`, sk: `EVENT#${String(seq).padStart(10, '0')}` }),
+  requestEventPrefix: (requestId: string) => ({ pk: `WFREQ#${requestId}`, skPrefix: 'EVENT#' }),
 } as const;
 
 /** Epoch seconds, the unit DynamoDB TTL reads. */

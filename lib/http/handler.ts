@@ -37,6 +37,8 @@ export interface RouteOptions<B, Q> {
   query?: z.ZodType<Q>;
   /** Passed in by writes that must be idempotent (every v2 POST but cancel). */
   idempotency?: RunIdempotent;
+  /** v1 writes honour an Idempotency-Key when one is sent, but do not require it. */
+  idempotencyKeyOptional?: boolean;
 }
 
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
@@ -75,7 +77,8 @@ const requestContext = (format: ErrorFormat): HttpMiddleware => {
 
 const validateInput = <B, Q>(options: RouteOptions<B, Q>): HttpMiddleware => ({
   before: (request) => {
-    if (options.idempotency) checkIdempotencyKey(header(request.event.headers, 'idempotency-key'));
+    const key = header(request.event.headers, 'idempotency-key');
+    if (options.idempotency && (key !== undefined || !options.idempotencyKeyOptional)) checkIdempotencyKey(key);
     if (options.query) request.context.api.query = parseQuery(request.event, options.query);
     if (options.body) {
       const { value, raw } = parseBody(request.event, options.body);
@@ -104,8 +107,8 @@ export function httpHandler<B = undefined, Q = undefined>(
       query: api.query as Q,
       params: (event.pathParameters ?? {}) as Record<string, string>,
     };
-    if (!options.idempotency) return fn(request);
-    const key = header(event.headers, 'idempotency-key') as string;
+    const key = header(event.headers, 'idempotency-key');
+    if (!options.idempotency || key === undefined) return fn(request);
     return options.idempotency(
       { accountId: api.principal?.accountId ?? 'anonymous', route: event.routeKey, key, body: api.rawBody ?? null },
       context,

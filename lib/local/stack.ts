@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { QUEUES, type QueueDefinition } from '../queues.js';
+import { QUEUES, queueUrlVariable, type QueueDefinition } from '../queues.js';
 import { ROUTES, type RouteDefinition } from '../routes.js';
 import { startDynamoDbLocal, startSqsEmulator, type RunningService } from './emulators.js';
 import { startGateway, type RunningGateway } from './gateway.js';
@@ -75,7 +75,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       AWS_REGION: region,
       AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? LOCAL_CREDENTIALS.secretAccessKey,
-      ...Object.fromEntries(queues.map((q) => [`QUEUE_URL_${q.definition.name.toUpperCase().replace(/-/g, '_')}`, q.url])),
+      ...Object.fromEntries(queues.map((q) => [queueUrlVariable(q.definition.name), q.url])),
     });
     if (port !== 0 || !process.env.BASE_URL) process.env.BASE_URL = `http://127.0.0.1:${port}`;
 

@@ -1,0 +1,396 @@
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys, ttlFromDate } from './keys.js';
+import { defaultTable, isConditionFailure, type TableRef } from './table.js';
+
+export const REQUEST_TERMINAL = ['completed', 'failed', 'stopped'] as const;
+export const NODE_TERMINAL = ['completed', 'failed', 'skipped', 'stopped'] as const;
+export type RequestStatus = 'pending' | 'in_progress' | 'waiting' | (typeof REQUEST_TERMINAL)[number];
+export type NodeStatus = 'pending' | 'in_progress' | 'blocked' | 'waiting' | (typeof NODE_TERMINAL)[number];
+
+/** How long the event log is kept (docs/data-model.md): long enough to resume any stream. */
+export const EVENT_RETENTION_SECONDS = 7 * 24 * 60 * 60;
+
+export interface FailureInfo {
+  code: string;
+  message: string;
+}
+
+export interface WorkflowRequest {
+  id: string;
+  account_id: string;
+  workflow_id: string;
+  workflow_version_id: string;
+  entry_node_ids: string[];
+  user_id: string;
+  billing_user_id: string | null;
+  parent_node_execution_id: string | null;
+  parent_workflow_request_id: string;
+  chat_id: string | null;
+  status: RequestStatus;
+  payload: Record<string, unknown>;
+  query: string | null;
+  metadata: Record<string, unknown> | null;
+  error: FailureInfo | null;
+  started_at: string | null;
+  completed_at: string | null;
+  created_at: string;
+  node_count: number;
+  open_nodes: number;
+}
+
+export interface NodeExecution {
+  id: string;
+  workflow_request_id: string;
+  node_id: string;
+  node_type: string;
+  workflow_version_id: string;
+  status: NodeStatus;
+  input_data: Record<string, unknown> | null;
+  output_data: unknown;
+  attempt_count: number;
+  error: FailureInfo | null;
+  parent_count: number;
+  done_parents?: Set<string>;
+  activated_by?: Set<string>;
+  lease_expires_at?: number;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  failed_at: string | null;
+}
+
+export interface RequestEvent {
+  seq: number;
+  created_at: string;
+  data: { workflow_request?: Record<string, unknown>; node_execution?: Record<string, unknown> };
+}
+
+const strip = <T extends Record<string, unknown>>(item: T): T => {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, event_seq: _s, ...rest } = item;
+  return rest as T;
+};
+
+export function workflowRequestsRepo(table: TableRef = defaultTable()) {
+  const { db, tableName } = table;
+
+  const requestDecrement = (requestId: string) => ({
+    Update: {
+      TableName: tableName,
+      Key: keys.workflowRequest(requestId),
+      UpdateExpression: 'ADD open_nodes :minus',
+      ExpressionAttributeValues: { ':minus': -1 },
+    },
+  });
+
+  return {
+    /**
+     * Writes the request and every node execution before anything is
+     * enqueued, so no worker can see a partial request.
+     */
+    async create(request: WorkflowRequest, nodes: NodeExecution[]): Promise<void> {
+      await db.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...keys.workflowRequest(request.id),
+            ...keys.workflowRequestIndex(request.account_id, request.created_at, request.id),
+            entity: 'workflow_request',
+            ...request,
+            event_seq: 0,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      for (let i = 0; i < nodes.length; i += 25) {
+        let items: Record<string, unknown>[] = nodes.slice(i, i + 25).map((node) => ({
+          PutRequest: { Item: { ...keys.nodeExecution(request.id, node.node_id), entity: 'node_execution', ...node } },
+        }));
+        for (let attempt = 0; items.length > 0; attempt++) {
+          if (attempt > 8) throw new Error('BatchWriteItem kept returning unprocessed items');
+          const result = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: items as never } }));
+          items = (result.UnprocessedItems?.[tableName] ?? []) as Record<string, unknown>[];
+          if (items.length > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
+        }
+      }
+    },
+
+    async get(requestId: string): Promise<WorkflowRequest | undefined> {
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.workflowRequest(requestId), ConsistentRead: true }));
+      return Item ? strip(Item as WorkflowRequest & Record<string, unknown>) : undefined;
+    },
+
+    async getNode(requestId: string, nodeId: string): Promise<NodeExecution | undefined> {
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.nodeExecution(requestId, nodeId), ConsistentRead: true }));
+      return Item ? strip(Item as NodeExecution & Record<string, unknown>) : undefined;
+    },
+
+    async listNodes(requestId: string): Promise<NodeExecution[]> {
+      const prefix = keys.nodeExecutionPrefix(requestId);
+      const nodes: NodeExecution[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
+            ExclusiveStartKey: startKey,
+            ConsistentRead: true,
+          }),
+        );
+        nodes.push(...(page.Items ?? []).map((i) => strip(i as NodeExecution & Record<string, unknown>)));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return nodes;
+    },
+
+    /**
+     * Moves a node between non-terminal states under a condition on its
+     * current status (and attempt, when given). False when the condition
+     * failed: another delivery got there first.
+     */
+    async transitionNode(
+      requestId: string,
+      nodeId: string,
+      from: readonly NodeStatus[],
+      set: Partial<NodeExecution> & { status: NodeStatus },
+      options: { incrementAttempt?: boolean; leaseExpiredBefore?: number } = {},
+    ): Promise<NodeExecution | undefined> {
+      const names: Record<string, string> = { '#status': 'status' };
+      const values: Record<string, unknown> = {};
+      const assignments: string[] = [];
+      for (const [field, value] of Object.entries(set)) {
+        names[`#${field}`] = field;
+        values[`:${field}`] = value;
+        assignments.push(`#${field} = :${field}`);
+      }
+      from.forEach((status, i) => (values[`:from${i}`] = status));
+      let condition = `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`;
+      if (options.leaseExpiredBefore !== undefined) {
+        names['#lease'] = 'lease_expires_at';
+        values[':leaseNow'] = options.leaseExpiredBefore;
+        condition = `(${condition}) AND (attribute_not_exists(#lease) OR #lease < :leaseNow)`;
+      }
+      const update = `SET ${assignments.join(', ')}${options.incrementAttempt ? ' ADD attempt_count :one' : ''}`;
+      if (options.incrementAttempt) values[':one'] = 1;
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.nodeExecution(requestId, nodeId),
+            UpdateExpression: update,
+            ConditionExpression: condition,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return strip(Attributes as NodeExecution & Record<string, unknown>);
+      } catch (error) {
+        if (isConditionFailure(error)) return undefined;
+        throw error;
+      }
+    },
+
+    /**
+     * Moves a node to a terminal state and counts it off the request in one
+     * transaction: the node's own status is the guard, so a redelivered
+     * message can never count a node twice.
+     */
+    async settleNode(
+      requestId: string,
+      nodeId: string,
+      from: readonly NodeStatus[],
+      set: Partial<NodeExecution> & { status: (typeof NODE_TERMINAL)[number] },
+      attempt?: number,
+    ): Promise<boolean> {
+      const names: Record<string, string> = { '#status': 'status' };
+      const values: Record<string, unknown> = {};
+      const assignments: string[] = [];
+      for (const [field, value] of Object.entries(set)) {
+        names[`#${field}`] = field;
+        values[`:${field}`] = value;
+        assignments.push(`#${field} = :${field}`);
+      }
+      from.forEach((status, i) => (values[`:from${i}`] = status));
+      let condition = `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`;
+      if (attempt !== undefined) {
+        names['#attempt'] = 'attempt_count';
+        values[':attempt'] = attempt;
+        condition += ' AND #attempt = :attempt';
+      }
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: tableName,
+                  Key: keys.nodeExecution(requestId, nodeId),
+                  UpdateExpression: `SET ${assignments.join(', ')}`,
+                  ConditionExpression: condition,
+                  ExpressionAttributeNames: names,
+                  ExpressionAttributeValues: values,
+                },
+              },
+              requestDecrement(requestId),
+            ],
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+
+    /**
+     * Records that `parentId` is settled for `childId` (and whether it
+     * activated the child). String sets make this idempotent under
+     * redelivery. Returns the child as it now stands.
+     */
+    async markParentDone(requestId: string, childId: string, parentId: string, activated: boolean): Promise<NodeExecution> {
+      const { Attributes } = await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.nodeExecution(requestId, childId),
+          UpdateExpression: activated ? 'ADD done_parents :p, activated_by :p' : 'ADD done_parents :p',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':p': new Set([parentId]) },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return strip(Attributes as NodeExecution & Record<string, unknown>);
+    },
+
+    async transitionRequest(
+      requestId: string,
+      from: readonly RequestStatus[],
+      set: Partial<WorkflowRequest> & { status: RequestStatus },
+    ): Promise<WorkflowRequest | undefined> {
+      const names: Record<string, string> = { '#status': 'status' };
+      const values: Record<string, unknown> = {};
+      const assignments: string[] = [];
+      for (const [field, value] of Object.entries(set)) {
+        names[`#${field}`] = field;
+        values[`:${field}`] = value;
+        assignments.push(`#${field} = :${field}`);
+      }
+      from.forEach((status, i) => (values[`:from${i}`] = status));
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.workflowRequest(requestId),
+            UpdateExpression: `SET ${assignments.join(', ')}`,
+            ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return strip(Attributes as WorkflowRequest & Record<string, unknown>);
+      } catch (error) {
+        if (isConditionFailure(error)) return undefined;
+        throw error;
+      }
+    },
+
+    /**
+     * Appends to the request's ordered event log: the sequence number comes
+     * from an atomic counter on the request, then the event is written.
+     * A writer that dies in between leaves a gap, which readers skip after
+     * a grace period (lib/engine/stream.ts).
+     */
+    async appendEvent(requestId: string, data: RequestEvent['data']): Promise<RequestEvent> {
+      const { Attributes } = await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.workflowRequest(requestId),
+          UpdateExpression: 'ADD event_seq :one',
+          ExpressionAttributeValues: { ':one': 1 },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      const seq = Number(Attributes?.event_seq);
+      const now = new Date();
+      const event: RequestEvent = { seq, created_at: now.toISOString(), data };
+      await db.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...keys.requestEvent(requestId, seq),
+            entity: 'request_event',
+            ...event,
+            ttl: ttlFromDate(new Date(now.getTime() + EVENT_RETENTION_SECONDS * 1000)),
+          },
+        }),
+      );
+      return event;
+    },
+
+    /** Events after `afterSeq`, in order, skipping any whose TTL has passed. */
+    async listEvents(requestId: string, afterSeq: number, limit = 100): Promise<RequestEvent[]> {
+      const { Items } = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND sk > :after',
+          FilterExpression: '#ttl > :now',
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: {
+            ':pk': keys.requestEvent(requestId, 0).pk,
+            ':after': keys.requestEvent(requestId, afterSeq).sk,
+            ':now': Math.floor(Date.now() / 1000),
+          },
+          Limit: limit,
+          ConsistentRead: true,
+        }),
+      );
+      return (Items ?? []).filter((i) => String(i.sk).startsWith('EVENT#')).map((i) => ({ seq: Number(i.seq), created_at: i.created_at as string, data: i.data as RequestEvent['data'] }));
+    },
+
+    /** An account's requests, newest first, with optional filters. */
+    async list(
+      accountId: string,
+      filters: { chat_id?: string; workflow_id?: string; status?: RequestStatus },
+      options: { limit: number; after?: { gsi1sk: string; pk: string; sk: string } },
+    ) {
+      const conditions: string[] = [];
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = { ':g': keys.workflowRequestIndexPartition(accountId) };
+      for (const [field, value] of Object.entries(filters)) {
+        if (value === undefined) continue;
+        names[`#${field}`] = field;
+        values[`:${field}`] = value;
+        conditions.push(`#${field} = :${field}`);
+      }
+      const found: WorkflowRequest[] = [];
+      const positions: Array<{ gsi1sk: string; pk: string; sk: string }> = [];
+      let startKey: Record<string, unknown> | undefined = options.after ? { gsi1pk: values[':g'], ...options.after } : undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :g',
+            FilterExpression: conditions.length ? conditions.join(' AND ') : undefined,
+            ExpressionAttributeNames: conditions.length ? names : undefined,
+            ExpressionAttributeValues: values,
+            ScanIndexForward: false,
+            ExclusiveStartKey: startKey,
+            Limit: options.limit + 1,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          found.push(strip(item as WorkflowRequest & Record<string, unknown>));
+          positions.push({ gsi1sk: item.gsi1sk as string, pk: item.pk as string, sk: item.sk as string });
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey && found.length <= options.limit);
+      const hasMore = found.length > options.limit;
+      return { requests: found.slice(0, options.limit), next: hasMore ? positions[options.limit - 1] : undefined };
+    },
+  };
+}
+
+export type WorkflowRequestsRepo = ReturnType<typeof workflowRequestsRepo>;

@@ -1,0 +1,239 @@
+import {
+  NODE_TERMINAL,
+  REQUEST_TERMINAL,
+  type FailureInfo,
+  type NodeExecution,
+  type NodeStatus,
+  type WorkflowRequest,
+  type WorkflowRequestsRepo,
+} from '../data/workflow-requests.js';
+import type { WorkflowDefinition, WorkflowNode } from '../schemas/workflow-definition.js';
+import { graphOf, type Graph } from './graph.js';
+import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
+import { edgeTaken, NODE_RUNNERS, NodeFailure } from './node-types.js';
+import { retryDelayMs, shouldRetry } from './retry.js';
+import { nodeEventView, requestEventView } from './views.js';
+
+export interface VersionSource {
+  getVersion(accountId: string, versionId: string): Promise<{ id: string; definition: WorkflowDefinition } | undefined>;
+}
+
+export interface EngineDeps {
+  requests: WorkflowRequestsRepo;
+  versions: VersionSource;
+  enqueue: EnqueueNodeTasks;
+}
+
+/** The message must come back later (another delivery holds the node now). */
+export class RetryLater extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'RetryLater';
+  }
+}
+
+const isTerminalNode = (status: NodeStatus) => (NODE_TERMINAL as readonly string[]).includes(status);
+const isTerminalRequest = (status: string) => (REQUEST_TERMINAL as readonly string[]).includes(status);
+const OPEN_NODE_STATES: NodeStatus[] = ['pending', 'blocked', 'in_progress', 'waiting'];
+
+async function loadGraph(deps: EngineDeps, request: WorkflowRequest): Promise<Graph> {
+  const version = await deps.versions.getVersion(request.account_id, request.workflow_version_id);
+  if (!version) throw new Error(`version ${request.workflow_version_id} of request ${request.id} is gone`);
+  return graphOf(version.id, version.definition);
+}
+
+async function nodeInput(deps: EngineDeps, request: WorkflowRequest, graph: Graph, nodeId: string): Promise<Record<string, unknown>> {
+  const parents = graph.parents.get(nodeId) ?? [];
+  if (parents.length === 0) {
+    return request.query !== null && !('query' in request.payload) ? { ...request.payload, query: request.query } : request.payload;
+  }
+  const input: Record<string, unknown> = {};
+  for (const parentId of parents) {
+    const parent = await deps.requests.getNode(request.id, parentId);
+    if (parent?.status === 'completed') input[parentId] = parent.output_data ?? null;
+  }
+  return input;
+}
+
+async function emitNode(deps: EngineDeps, node: NodeExecution): Promise<void> {
+  await deps.requests.appendEvent(node.workflow_request_id, { node_execution: nodeEventView(node) });
+}
+
+/**
+ * Runs one node task under at-least-once delivery. Every state change is a
+ * conditional write, so a duplicate or redelivered message either finds the
+ * work done (and only re-runs the idempotent propagation to children) or
+ * loses the race and changes nothing.
+ */
+export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline: () => number): Promise<void> {
+  const request = await deps.requests.get(task.request_id);
+  const node = request && (await deps.requests.getNode(task.request_id, task.node_id));
+  if (!request || !node) return;
+  const graph = await loadGraph(deps, request);
+
+  if (isTerminalRequest(request.status)) {
+    await settleAs(deps, node, 'stopped', null);
+    return;
+  }
+  if (isTerminalNode(node.status)) {
+    await afterSettled(deps, request, graph, node);
+    return;
+  }
+  if (node.status === 'blocked' || node.status === 'waiting') return;
+
+  const now = Date.now();
+  if (node.status === 'in_progress' && (node.lease_expires_at ?? 0) > now) throw new RetryLater(`node ${node.node_id} is running elsewhere`);
+
+  const definition = graph.nodes.get(node.node_id);
+  if (!definition) throw new Error(`node ${node.node_id} is not in version ${request.workflow_version_id}`);
+  const input = await nodeInput(deps, request, graph, node.node_id);
+  const timeoutMs = Math.max(1, Math.min(definition.timeout_ms ?? 300_000, deadline() - 5_000));
+  const claimed = await deps.requests.transitionNode(
+    request.id,
+    node.node_id,
+    ['pending', 'in_progress'],
+    { status: 'in_progress', started_at: new Date(now).toISOString(), input_data: input, lease_expires_at: now + timeoutMs + 10_000, error: null },
+    { incrementAttempt: true, leaseExpiredBefore: now },
+  );
+  if (!claimed) throw new RetryLater(`node ${node.node_id} was claimed by another delivery`);
+  await emitNode(deps, claimed);
+  const started = await deps.requests.transitionRequest(request.id, ['pending'], { status: 'in_progress', started_at: new Date(now).toISOString() });
+  if (started) await deps.requests.appendEvent(request.id, { workflow_request: requestEventView(started) });
+
+  let output: unknown;
+  try {
+    output = await runWithTimeout(definition, input, timeoutMs);
+  } catch (error) {
+    await handleFailure(deps, request, graph, definition, claimed, error);
+    return;
+  }
+  const completedAt = new Date().toISOString();
+  const settled = await deps.requests.settleNode(
+    request.id,
+    node.node_id,
+    ['in_progress'],
+    { status: 'completed', output_data: output, completed_at: completedAt },
+    claimed.attempt_count,
+  );
+  if (!settled) return; // Stopped meanwhile, or the lease was taken over: that delivery owns the node.
+  const done = { ...claimed, status: 'completed' as const, output_data: output, completed_at: completedAt };
+  await emitNode(deps, done);
+  await afterSettled(deps, request, graph, done);
+}
+
+async function runWithTimeout(definition: WorkflowNode, input: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
+  const runner = NODE_RUNNERS[definition.type];
+  if (!runner) throw new NodeFailure('node_type_not_supported', `Node type ${definition.type} cannot be executed yet.`, false);
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      reject(new NodeFailure('timeout', `The node did not finish within ${timeoutMs} ms.`));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([runner({ node: definition, input, signal: abort.signal }), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function handleFailure(deps: EngineDeps, request: WorkflowRequest, graph: Graph, definition: WorkflowNode, node: NodeExecution, error: unknown) {
+  const failure: FailureInfo =
+    error instanceof NodeFailure ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The node failed unexpectedly.' };
+  if (shouldRetry(definition.retry, node.attempt_count, error)) {
+    const requeued = await deps.requests.transitionNode(request.id, node.node_id, ['in_progress'], { status: 'pending', error: failure, lease_expires_at: 0 });
+    if (requeued) {
+      await emitNode(deps, requeued);
+      await deps.enqueue([{ request_id: request.id, node_id: node.node_id }], retryDelayMs(definition.retry!, node.attempt_count) / 1000);
+    }
+    return;
+  }
+  const failedAt = new Date().toISOString();
+  if (!(await deps.requests.settleNode(request.id, node.node_id, ['in_progress'], { status: 'failed', error: failure, failed_at: failedAt }, node.attempt_count))) return;
+  const failed = { ...node, status: 'failed' as const, error: failure, failed_at: failedAt };
+  await emitNode(deps, failed);
+  await afterSettled(deps, request, graph, failed);
+}
+
+/** Settles a node that never finished (request stopped or failed, or dead-lettered). */
+async function settleAs(deps: EngineDeps, node: NodeExecution, status: 'stopped' | 'failed', failure: FailureInfo | null): Promise<boolean> {
+  const at = new Date().toISOString();
+  const set = status === 'failed' ? { status, error: failure, failed_at: at } : { status, completed_at: at };
+  if (!(await deps.requests.settleNode(node.workflow_request_id, node.node_id, OPEN_NODE_STATES, set))) return false;
+  await emitNode(deps, { ...node, ...set });
+  return true;
+}
+
+/**
+ * What follows a node reaching a terminal state; safe to run again for the
+ * same node. A failed node fails the request. Otherwise each child learns
+ * that this parent is done (and whether its edge was taken); a child whose
+ * parents are all done runs if any parent activated it, else is skipped,
+ * which propagates in turn. Then the request completes if nothing is open.
+ */
+async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: Graph, node: NodeExecution): Promise<void> {
+  if (node.status === 'failed') {
+    await finishRequest(deps, request.id, 'failed', node.error ?? { code: 'node_failed', message: `Node ${node.node_id} failed.` });
+    return;
+  }
+  if (node.status === 'stopped') return;
+  const ready: NodeTask[] = [];
+  const queue: NodeExecution[] = [node];
+  while (queue.length > 0) {
+    const parent = queue.shift()!;
+    for (const edge of graph.children.get(parent.node_id) ?? []) {
+      const activated = parent.status === 'completed' && (await edgeTaken(edge.when, parent.input_data ?? {}));
+      const child = await deps.requests.markParentDone(request.id, edge.to, parent.node_id, activated);
+      if (child.status === 'pending') {
+        ready.push({ request_id: request.id, node_id: child.node_id }); // A replay: the first enqueue may have been lost.
+        continue;
+      }
+      if (child.status !== 'blocked' || (child.done_parents?.size ?? 0) < child.parent_count) continue;
+      if ((child.activated_by?.size ?? 0) > 0) {
+        if (await deps.requests.transitionNode(request.id, child.node_id, ['blocked'], { status: 'pending' })) {
+          await emitNode(deps, { ...child, status: 'pending' });
+        }
+        ready.push({ request_id: request.id, node_id: child.node_id });
+      } else {
+        const skippedAt = new Date().toISOString();
+        if (await deps.requests.settleNode(request.id, child.node_id, ['blocked'], { status: 'skipped', completed_at: skippedAt })) {
+          const skipped = { ...child, status: 'skipped' as const, completed_at: skippedAt };
+          await emitNode(deps, skipped);
+          queue.push(skipped);
+        }
+      }
+    }
+  }
+  if (ready.length > 0) await deps.enqueue(ready);
+  const current = await deps.requests.get(request.id);
+  if (current && current.open_nodes <= 0) await finishRequest(deps, request.id, 'completed', null);
+}
+
+/**
+ * Moves the request to a terminal state (once: conditional) and settles every
+ * node still open as stopped, so nothing is left pending or in progress.
+ */
+export async function finishRequest(deps: Pick<EngineDeps, 'requests'>, requestId: string, status: 'completed' | 'failed' | 'stopped', error: FailureInfo | null) {
+  const finished = await deps.requests.transitionRequest(requestId, ['pending', 'in_progress', 'waiting'], {
+    status,
+    completed_at: new Date().toISOString(),
+    ...(error ? { error } : {}),
+  });
+  for (const node of await deps.requests.listNodes(requestId)) {
+    if (!isTerminalNode(node.status)) await settleAs(deps as EngineDeps, node, 'stopped', null);
+  }
+  // The terminal request event goes last: listeners close on it.
+  if (finished) await deps.requests.appendEvent(requestId, { workflow_request: requestEventView(finished) });
+  return finished;
+}
+
+/** A node task that exhausted its deliveries: the node and its request fail instead of hanging. */
+export async function failDeadLetteredTask(task: NodeTask, deps: Pick<EngineDeps, 'requests'>): Promise<void> {
+  const node = await deps.requests.getNode(task.request_id, task.node_id);
+  if (!node || isTerminalNode(node.status)) return;
+  const failure = { code: 'delivery_exhausted', message: `Node ${node.node_id} could not be processed after repeated deliveries.` };
+  await settleAs(deps as EngineDeps, node, 'failed', failure);
+  await finishRequest(deps, task.request_id, 'failed', failure);
+}

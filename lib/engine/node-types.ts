@@ -1,0 +1,61 @@
+import jsonata from 'jsonata';
+import type { NodeType, WorkflowNode } from '../schemas/workflow-definition.js';
+
+/** A node failure with a code the retry policy can name in `retry_on`. */
+export class NodeFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryable = true,
+  ) {
+    super(message);
+    this.name = 'NodeFailure';
+  }
+}
+
+export interface NodeRunContext {
+  node: WorkflowNode;
+  input: Record<string, unknown>;
+  signal: AbortSignal;
+}
+
+type NodeRunner = (context: NodeRunContext) => Promise<unknown>;
+
+const compiled = new Map<string, ReturnType<typeof jsonata>>();
+function expression(source: string): ReturnType<typeof jsonata> {
+  let expr = compiled.get(source);
+  if (!expr) {
+    expr = jsonata(source);
+    compiled.set(source, expr);
+  }
+  return expr;
+}
+
+export async function evaluateJsonata(source: string, input: unknown): Promise<unknown> {
+  try {
+    return await expression(source).evaluate(input);
+  } catch (error) {
+    // An expression that compiles but fails on this input fails the same way every time.
+    throw new NodeFailure('expression_error', `JSONata evaluation failed: ${(error as Error).message}`, false);
+  }
+}
+
+/** A `when` predicate: JSONata truthiness, with an undefined result as false. */
+export async function edgeTaken(when: string | undefined, input: unknown): Promise<boolean> {
+  if (when === undefined) return true;
+  const result = await evaluateJsonata(when, input);
+  return Array.isArray(result) ? result.length > 0 : Boolean(result);
+}
+
+/**
+ * The node types the engine can execute. Types not listed here (agent,
+ * http, approval, workflow) are not built yet: a run of a version that uses
+ * them is refused up front instead of failing half-way.
+ */
+export const NODE_RUNNERS: Partial<Record<NodeType, NodeRunner>> = {
+  transform: async ({ node, input }) => evaluateJsonata(String(node.config.expression), input),
+  // A condition passes its input on; its outgoing edges' `when` decide the branches.
+  condition: async ({ input }) => input,
+};
+
+export const isExecutable = (type: string): boolean => type in NODE_RUNNERS;

@@ -1,0 +1,290 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
+import { keys } from '../../lib/data/keys.js';
+import { QUEUES } from '../../lib/queues.js';
+import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
+
+let stack: Awaited<ReturnType<typeof startTestStack>>;
+let user: Awaited<ReturnType<typeof signedUpUser>>;
+let sqs: SQSClient;
+
+before(async () => {
+  // Short visibility and few receives so redelivery and dead-lettering happen within a test.
+  stack = await startTestStack({ queues: QUEUES.map((q) => ({ ...q, visibilityTimeoutSeconds: 2, workerTimeoutSeconds: 2, maxReceiveCount: 2 })) });
+  user = await signedUpUser(stack);
+  sqs = new SQSClient({ endpoint: stack.sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+});
+after(async () => {
+  sqs.destroy();
+  await stack.stop();
+});
+
+const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const response = await fetch(`${stack.url}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', ...bearer(user.token), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+};
+
+type Node = { id: string; name: string; type: string; config: Record<string, unknown> };
+const node = (name: string, type: string, config: Record<string, unknown> = {}): Node => ({ id: randomUUID(), name, type, config });
+const transform = (name: string, expression: string) => node(name, 'transform', { expression });
+
+async function version(nodes: Node[], edges: Array<{ from: string; to: string; when?: string }>) {
+  const workflow = await api('POST', '/v1/workflows', { name: `wf-${randomUUID()}` });
+  assert.equal(workflow.status, 201, JSON.stringify(workflow.body));
+  const created = await api('POST', `/v1/workflows/${workflow.body.id}/versions`, { definition: { nodes, edges } });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  return created.body as { id: string; entry_node_ids: string[] };
+}
+
+async function run(v: { id: string; entry_node_ids: string[] }, payload: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+  const started = await api('POST', '/v1/workflow-requests/run', { workflow_version_id: v.id, entry_node_ids: v.entry_node_ids, payload, ...extra });
+  assert.equal(started.status, 202, JSON.stringify(started.body));
+  return started.body.workflow_request_id as string;
+}
+
+interface Tree {
+  workflow_request: { status: string; error: { code: string } | null };
+  node_executions: Array<{ node_id: string; status: string; output_data: unknown; attempt_count: number; error: { code: string } | null }>;
+}
+
+async function settled(requestId: string, timeoutMs = 20_000): Promise<Tree> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const tree = (await api('GET', `/v1/workflow-requests/${requestId}/tree`)).body as Tree;
+    if (['completed', 'failed', 'stopped'].includes(tree.workflow_request.status)) return tree;
+    if (Date.now() > deadline) throw new Error(`request still ${tree.workflow_request.status}: ${JSON.stringify(tree)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const byName = (tree: Tree, nodes: Node[]) => Object.fromEntries(nodes.map((n) => [n.name, tree.node_executions.find((e) => e.node_id === n.id)!]));
+
+describe('workflow execution on SQS workers', () => {
+  test('a chain runs in order and each node sees its parent output keyed by parent id', async () => {
+    const a = transform('a', '{ "n": n + 1 }');
+    const b = transform('b', '');
+    b.config.expression = `{ "n": \`${a.id}\`.n * 10 }`;
+    const v = await version([a, b], [{ from: a.id, to: b.id }]);
+    const id = await run(v, { n: 4 });
+    const tree = await settled(id);
+    assert.equal(tree.workflow_request.status, 'completed');
+    const nodes = byName(tree, [a, b]);
+    assert.deepEqual(nodes.a!.output_data, { n: 5 });
+    assert.deepEqual(nodes.b!.output_data, { n: 50 });
+    assert.equal(nodes.a!.attempt_count, 1);
+    const request = (await api('GET', `/v1/workflow-requests/${id}`)).body;
+    assert.equal(request.parent_workflow_request_id, id);
+    assert.equal(request.user_id, user.accountId);
+    assert.ok(request.started_at && request.completed_at);
+  });
+
+  test('fan-out and fan-in: the join runs once, after both branches, with both outputs', async () => {
+    const start = transform('start', '{ "v": v }');
+    const left = transform('left', '"L"');
+    const right = transform('right', '"R"');
+    const join = transform('join', '');
+    join.config.expression = `[\`${left.id}\`, \`${right.id}\`]`;
+    const v = await version(
+      [start, left, right, join],
+      [
+        { from: start.id, to: left.id },
+        { from: start.id, to: right.id },
+        { from: left.id, to: join.id },
+        { from: right.id, to: join.id },
+      ],
+    );
+    const tree = await settled(await run(v, { v: 1 }));
+    assert.equal(tree.workflow_request.status, 'completed');
+    const nodes = byName(tree, [start, left, right, join]);
+    assert.deepEqual(nodes.join!.output_data, ['L', 'R']);
+    assert.equal(nodes.join!.attempt_count, 1);
+  });
+
+  test('a condition takes one branch: the other and everything only it leads to are skipped; a join with one live parent runs', async () => {
+    const check = node('check', 'condition');
+    const big = transform('big', '"big"');
+    const bigOnly = transform('bigOnly', '"after big"');
+    const small = transform('small', '"small"');
+    const final = transform('final', '$');
+    const v = await version(
+      [check, big, bigOnly, small, final],
+      [
+        { from: check.id, to: big.id, when: 'amount > 100' },
+        { from: check.id, to: small.id, when: 'amount <= 100' },
+        { from: big.id, to: bigOnly.id },
+        { from: big.id, to: final.id },
+        { from: small.id, to: final.id },
+      ],
+    );
+    const tree = await settled(await run(v, { amount: 5 }));
+    assert.equal(tree.workflow_request.status, 'completed');
+    const nodes = byName(tree, [check, big, bigOnly, small, final]);
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(nodes).map(([k, n]) => [k, n.status])),
+      { check: 'completed', big: 'skipped', bigOnly: 'skipped', small: 'completed', final: 'completed' },
+    );
+    assert.deepEqual(nodes.final!.output_data, { [small.id]: 'small' });
+  });
+
+  test('a node that fails fails the request, and nothing is left open', async () => {
+    const a = transform('a', '{ "x": 1 }');
+    const bad = transform('bad', '$error("no good")');
+    const c = transform('c', '1');
+    const other = transform('other', '2');
+    const v = await version([a, bad, c, other], [{ from: a.id, to: bad.id }, { from: bad.id, to: c.id }, { from: a.id, to: other.id }]);
+    const tree = await settled(await run(v));
+    assert.equal(tree.workflow_request.status, 'failed');
+    assert.equal(tree.workflow_request.error?.code, 'expression_error');
+    const nodes = byName(tree, [a, bad, c, other]);
+    assert.equal(nodes.bad!.status, 'failed');
+    assert.equal(nodes.bad!.error?.code, 'expression_error');
+    assert.ok(['stopped'].includes(nodes.c!.status));
+    for (const n of tree.node_executions) assert.ok(['completed', 'failed', 'skipped', 'stopped'].includes(n.status), n.status);
+  });
+
+  test('stop: the request stops, its open nodes stop, and a second stop returns it unchanged', async () => {
+    const chain = Array.from({ length: 15 }, (_, i) => transform(`n${i}`, '$'));
+    const v = await version(chain, chain.slice(1).map((n, i) => ({ from: chain[i]!.id, to: n.id })));
+    const id = await run(v);
+    const stop = await api('POST', `/v1/workflow-requests/${id}/stop`);
+    assert.equal(stop.status, 200);
+    assert.equal(stop.body.status, 'stopped');
+    const again = await api('POST', `/v1/workflow-requests/${id}/stop`);
+    assert.deepEqual(again.body, stop.body);
+    await new Promise((r) => setTimeout(r, 1000));
+    const tree = await settled(id);
+    assert.equal(tree.workflow_request.status, 'stopped');
+    assert.ok(tree.node_executions.some((n) => n.status === 'stopped'));
+    for (const n of tree.node_executions) assert.ok(['completed', 'stopped'].includes(n.status), n.status);
+  });
+
+  test('exactly once: duplicated and redelivered messages never run a completed node again', async () => {
+    const a = transform('a', '{ "t": $millis() }');
+    const b = transform('b', '1');
+    const v = await version([a, b], [{ from: a.id, to: b.id }]);
+    const id = await run(v);
+    const first = await settled(id);
+    const events = async () =>
+      (await stack.table.db.send(new QueryCommand({ TableName: stack.tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)', ExpressionAttributeValues: { ':pk': keys.requestEvent(id, 0).pk, ':e': 'EVENT#' } }))).Items?.length;
+    const before = await events();
+    for (const n of [a, b, a]) {
+      await sqs.send(new SendMessageCommand({ QueueUrl: stack.queues[0]!.url, MessageBody: JSON.stringify({ request_id: id, node_id: n.id }) }));
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    const second = await settled(id);
+    assert.deepEqual(second.node_executions, first.node_executions);
+    assert.equal(await events(), before);
+  });
+
+  test('a worker that died mid-node is retried by redelivery: the node runs again once its lease is over', async () => {
+    const a = transform('a', '"ran"');
+    const v = await version([a], []);
+    const repo = workflowRequestsRepo(stack.table);
+    // Prepare: a request whose only node looks claimed by a worker that died (lease already expired).
+    const id = await run(v);
+    await settled(id);
+    await repo.transitionNode(id, a.id, ['completed'], { status: 'in_progress', lease_expires_at: Date.now() - 1, output_data: null });
+    await repo.transitionRequest(id, ['completed'], { status: 'in_progress', completed_at: null });
+    await stack.table.db.send(
+      new (await import('@aws-sdk/lib-dynamodb')).UpdateCommand({ TableName: stack.tableName, Key: keys.workflowRequest(id), UpdateExpression: 'SET open_nodes = :one', ExpressionAttributeValues: { ':one': 1 } }),
+    );
+    await sqs.send(new SendMessageCommand({ QueueUrl: stack.queues[0]!.url, MessageBody: JSON.stringify({ request_id: id, node_id: a.id }) }));
+    const tree = await settled(id);
+    assert.equal(tree.workflow_request.status, 'completed');
+    assert.equal(tree.node_executions[0]!.attempt_count, 2);
+    assert.equal(tree.node_executions[0]!.output_data, 'ran');
+  });
+
+  test('a message that keeps failing reaches the DLQ, which marks its node and request failed', async () => {
+    const repo = workflowRequestsRepo(stack.table);
+    const id = randomUUID();
+    const nodeId = randomUUID();
+    const now = new Date().toISOString();
+    // Prepare: a request whose version does not exist, so every delivery throws.
+    await repo.create(
+      {
+        id, account_id: user.accountId, workflow_id: randomUUID(), workflow_version_id: randomUUID(), entry_node_ids: [nodeId], user_id: user.accountId,
+        billing_user_id: user.accountId, parent_node_execution_id: null, parent_workflow_request_id: id, chat_id: null, status: 'pending', payload: {},
+        query: null, metadata: null, error: null, started_at: null, completed_at: null, created_at: now, node_count: 1, open_nodes: 1,
+      },
+      [{ id: randomUUID(), workflow_request_id: id, node_id: nodeId, node_type: 'transform', workflow_version_id: randomUUID(), status: 'pending', input_data: null, output_data: null, attempt_count: 0, error: null, parent_count: 0, created_at: now, started_at: null, completed_at: null, failed_at: null }],
+    );
+    await sqs.send(new SendMessageCommand({ QueueUrl: stack.queues[0]!.url, MessageBody: JSON.stringify({ request_id: id, node_id: nodeId }) }));
+    const tree = await settled(id, 30_000);
+    assert.equal(tree.workflow_request.status, 'failed');
+    assert.equal(tree.workflow_request.error?.code, 'delivery_exhausted');
+    assert.equal(tree.node_executions[0]!.status, 'failed');
+  });
+});
+
+describe('workflow request endpoints', () => {
+  test('run validates its references: unknown version, non-entry node, foreign chat', async () => {
+    const a = transform('a', '1');
+    const b = transform('b', '2');
+    const v = await version([a, b], [{ from: a.id, to: b.id }]);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ workflow_version_id: randomUUID(), entry_node_ids: [a.id] }, '/workflow_version_id'],
+      [{ workflow_version_id: v.id, entry_node_ids: [b.id] }, '/entry_node_ids/0'],
+      [{ workflow_version_id: v.id, entry_node_ids: [a.id], chat_id: randomUUID() }, '/chat_id'],
+    ];
+    for (const [body, pointer] of cases) {
+      const response = await api('POST', '/v1/workflow-requests/run', body);
+      assert.equal(response.status, 422, JSON.stringify(response.body));
+      assert.equal(response.body.code, 'validation_failed');
+      assert.equal(response.body.errors[0].name, pointer);
+    }
+    const missing = await api('POST', '/v1/workflow-requests/run', { entry_node_ids: [a.id] });
+    assert.equal(missing.status, 422);
+  });
+
+  test('a version using node types that are not built yet is refused before it starts', async () => {
+    const v = await version([node('approve', 'approval', {})], []);
+    const response = await api('POST', '/v1/workflow-requests/run', { workflow_version_id: v.id, entry_node_ids: v.entry_node_ids });
+    assert.equal(response.status, 422);
+    assert.match(response.body.errors[0].reason, /approval/);
+  });
+
+  test('run with an Idempotency-Key starts one request however often it is retried', async () => {
+    const v = await version([transform('a', '1')], []);
+    const key = { 'Idempotency-Key': `run-${randomUUID()}` };
+    const body = { workflow_version_id: v.id, entry_node_ids: v.entry_node_ids };
+    const first = await api('POST', '/v1/workflow-requests/run', body, key);
+    const second = await api('POST', '/v1/workflow-requests/run', body, key);
+    assert.equal(second.headers.get('idempotency-replayed'), 'true');
+    assert.equal(second.body.workflow_request_id, first.body.workflow_request_id);
+  });
+
+  test('history is newest first, filterable and paged; foreign and malformed ids are 404', async () => {
+    const v = await version([transform('a', '1')], []);
+    const ids = [await run(v), await run(v), await run(v)];
+    for (const id of ids) await settled(id);
+    // The history index is eventually consistent; wait until it shows all three.
+    let page: { workflow_requests: Array<{ id: string }>; next_cursor: string | null; has_more: boolean } = { workflow_requests: [], next_cursor: null, has_more: false };
+    for (let i = 0; i < 50; i++) {
+      page = (await api('GET', `/v1/workflow-requests?limit=2&status=completed&workflow_id=${(await api('GET', `/v1/workflow-requests/${ids[0]}`)).body.workflow_id}`)).body;
+      if (page.has_more) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.deepEqual(page.workflow_requests.map((r) => r.id), [ids[2], ids[1]]);
+    const workflowId = (await api('GET', `/v1/workflow-requests/${ids[0]}`)).body.workflow_id;
+    const next = await api('GET', `/v1/workflow-requests?limit=2&status=completed&workflow_id=${workflowId}&cursor=${encodeURIComponent(page.next_cursor!)}`);
+    assert.deepEqual(next.body.workflow_requests.map((r: { id: string }) => r.id), [ids[0]]);
+    const mismatch = await api('GET', `/v1/workflow-requests?limit=2&status=failed&cursor=${encodeURIComponent(page.next_cursor!)}`);
+    assert.equal(mismatch.body.code, 'cursor_filter_mismatch');
+    assert.equal((await api('GET', '/v1/workflow-requests?status=done')).status, 400);
+    const other = await signedUpUser(stack);
+    const foreign = await fetch(`${stack.url}/v1/workflow-requests/${ids[0]}`, { headers: { ...bearer(other.token), 'X-Request-Id': 'x' } });
+    const malformed = await fetch(`${stack.url}/v1/workflow-requests/nope`, { headers: { ...bearer(other.token), 'X-Request-Id': 'x' } });
+    assert.equal(foreign.status, 404);
+    assert.deepEqual(await foreign.json(), await malformed.json());
+  });
+});
