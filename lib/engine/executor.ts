@@ -102,7 +102,7 @@ export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline
 
   let output: unknown;
   try {
-    output = await runWithTimeout(definition, input, timeoutMs);
+    output = await runWithTimeout(definition, input, timeoutMs, request, claimed);
   } catch (error) {
     await handleFailure(deps, request, graph, definition, claimed, error);
     return;
@@ -121,7 +121,13 @@ export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline
   await afterSettled(deps, request, graph, done);
 }
 
-async function runWithTimeout(definition: WorkflowNode, input: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
+async function runWithTimeout(
+  definition: WorkflowNode,
+  input: Record<string, unknown>,
+  timeoutMs: number,
+  request: WorkflowRequest,
+  execution: NodeExecution,
+): Promise<unknown> {
   const runner = NODE_RUNNERS[definition.type];
   if (!runner) throw new NodeFailure('node_type_not_supported', `Node type ${definition.type} cannot be executed yet.`, false);
   const abort = new AbortController();
@@ -133,7 +139,7 @@ async function runWithTimeout(definition: WorkflowNode, input: Record<string, un
     }, timeoutMs);
   });
   try {
-    return await Promise.race([runner({ node: definition, input, signal: abort.signal }), timeout]);
+    return await Promise.race([runner({ node: definition, input, signal: abort.signal, request, execution }), timeout]);
   } finally {
     clearTimeout(timer);
   }

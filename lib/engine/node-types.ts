@@ -1,4 +1,5 @@
 import jsonata from 'jsonata';
+import type { NodeExecution, WorkflowRequest } from '../data/workflow-requests.js';
 import type { NodeType, WorkflowNode } from '../schemas/workflow-definition.js';
 
 /** A node failure with a code the retry policy can name in `retry_on`. */
@@ -16,7 +17,10 @@ export class NodeFailure extends Error {
 export interface NodeRunContext {
   node: WorkflowNode;
   input: Record<string, unknown>;
+  /** Aborted when the node's timeout passes; runners doing I/O must honour it. */
   signal: AbortSignal;
+  request: WorkflowRequest;
+  execution: NodeExecution;
 }
 
 type NodeRunner = (context: NodeRunContext) => Promise<unknown>;
