@@ -57,6 +57,14 @@ export const keys = {
   /** Event `seq` zero-padded so the sort key orders numerically. */
   requestEvent: (requestId: string, seq: number): Key => ({ pk: `WFREQ#${requestId}`, sk: `EVENT#${String(seq).padStart(10, '0')}` }),
   requestEventPrefix: (requestId: string) => ({ pk: `WFREQ#${requestId}`, skPrefix: 'EVENT#' }),
+
+  // --- Context memory (agent nodes) ------------------------------------------
+  /** One partition per (context memory id, agent node); messages sort oldest first. */
+  memoryMessage: (contextMemoryId: string, agentNodeId: string, order: string): Key => ({
+    pk: `MEMORY#${contextMemoryId}#${agentNodeId}`,
+    sk: `MSG#${order}`,
+  }),
+  memoryPrefix: (contextMemoryId: string, agentNodeId: string) => ({ pk: `MEMORY#${contextMemoryId}#${agentNodeId}`, skPrefix: 'MSG#' }),
 } as const;
 
 /** Epoch seconds, the unit DynamoDB TTL reads. */

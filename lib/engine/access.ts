@@ -1,9 +1,13 @@
-import type { WorkflowRequest, WorkflowRequestsRepo } from '../data/workflow-requests.js';
+import type { WorkflowRequest } from '../data/workflow-requests.js';
 import { isUuid } from '../domain/uuid.js';
 import { NotFoundError } from '../errors.js';
 
 /** The caller's request, or the same 404 for a malformed, unknown or foreign id. */
-export async function ownedRequest(requests: WorkflowRequestsRepo, accountId: string, id: string | undefined): Promise<WorkflowRequest> {
+export async function ownedRequest<R extends WorkflowRequest>(
+  requests: { get(id: string): Promise<R | undefined> },
+  accountId: string,
+  id: string | undefined,
+): Promise<R> {
   const request = id && isUuid(id) ? await requests.get(id) : undefined;
   if (!request || (request.account_id !== accountId && request.billing_user_id !== accountId)) {
     throw new NotFoundError('No workflow request with that id.');

@@ -1,18 +1,11 @@
 import jsonata from 'jsonata';
+import { NodeFailure } from './node-failure.js';
 import type { NodeExecution, WorkflowRequest } from '../data/workflow-requests.js';
+import { agentNode, agentPrecheck } from './nodes/agent.js';
 import type { NodeType, WorkflowNode } from '../schemas/workflow-definition.js';
+import { httpNode } from './nodes/http.js';
 
-/** A node failure with a code the retry policy can name in `retry_on`. */
-export class NodeFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly retryable = true,
-  ) {
-    super(message);
-    this.name = 'NodeFailure';
-  }
-}
+export { NodeFailure } from './node-failure.js';
 
 export interface NodeRunContext {
   node: WorkflowNode;
@@ -60,6 +53,13 @@ export const NODE_RUNNERS: Partial<Record<NodeType, NodeRunner>> = {
   transform: async ({ node, input }) => evaluateJsonata(String(node.config.expression), input),
   // A condition passes its input on; its outgoing edges' `when` decide the branches.
   condition: async ({ input }) => input,
+  http: httpNode,
+  agent: agentNode,
 };
 
 export const isExecutable = (type: string): boolean => type in NODE_RUNNERS;
+
+/** Checks that need the service's configuration, made before a request starts. */
+export const NODE_PRECHECKS: Partial<Record<NodeType, (config: Record<string, unknown>) => string | undefined>> = {
+  agent: agentPrecheck,
+};

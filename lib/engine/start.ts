@@ -5,7 +5,7 @@ import type { WorkflowDefinition } from '../schemas/workflow-definition.js';
 import { finishRequest } from './executor.js';
 import { graphOf, initialStates } from './graph.js';
 import type { EnqueueNodeTasks } from './node-queue.js';
-import { isExecutable } from './node-types.js';
+import { isExecutable, NODE_PRECHECKS } from './node-types.js';
 
 export interface StartDeps {
   requests: WorkflowRequestsRepo;
@@ -48,6 +48,10 @@ export async function startRequest(deps: StartDeps, accountId: string, input: St
   const unsupported = [...new Set(version.definition.nodes.filter((n) => !isExecutable(n.type)).map((n) => n.type))];
   if (unsupported.length > 0) {
     errors.push(bodyError('/workflow_version_id', `uses node types this service cannot execute yet: ${unsupported.join(', ')}`, 'not_supported'));
+  }
+  for (const node of version.definition.nodes) {
+    const reason = NODE_PRECHECKS[node.type]?.(node.config);
+    if (reason) errors.push(bodyError('/workflow_version_id', `node ${node.name}: ${reason}`, 'not_runnable'));
   }
   if (errors.length > 0) throw new ValidationError(errors);
 

@@ -1,0 +1,68 @@
+import { memoryRepo, type MemoryRepo } from '../../data/memory.js';
+import { resolveModel } from '../../models/registry.js';
+import { NodeFailure } from '../node-failure.js';
+import type { NodeRunContext } from '../node-types.js';
+
+let memory: MemoryRepo | undefined;
+
+/**
+ * The user's turn for an agent: an entry node's `query` (or `message`), a
+ * single parent's text output, or else the whole input as JSON.
+ */
+export function userMessageOf(input: Record<string, unknown>): string {
+  for (const key of ['query', 'message']) if (typeof input[key] === 'string') return input[key];
+  const values = Object.values(input);
+  if (values.length === 1) {
+    const only = values[0] as unknown;
+    if (typeof only === 'string') return only;
+    if (only && typeof only === 'object' && typeof (only as { content?: unknown }).content === 'string') return (only as { content: string }).content;
+  }
+  return JSON.stringify(input);
+}
+
+/** Why an agent node cannot run here, checked before a request starts. */
+export function agentPrecheck(config: Record<string, unknown>): string | undefined {
+  const resolved = resolveModel(String(config.model));
+  if (!resolved) return `model provider of ${String(config.model)} is unknown`;
+  if (!resolved.provider.configured()) return `model provider ${resolved.providerName} is not configured on this service`;
+  if (Array.isArray(config.tools) && config.tools.length > 0) return 'agent tools are not supported yet';
+  return undefined;
+}
+
+/**
+ * A model call with the chat's context memory for this node: the history
+ * goes in, the user and assistant messages are written back (once per node
+ * execution, however often it is retried), and token usage is returned as
+ * part of the output.
+ */
+export async function agentNode({ node, input, signal, request, execution }: NodeRunContext): Promise<unknown> {
+  const config = node.config as { model: string; system_prompt?: string };
+  const resolved = resolveModel(config.model);
+  if (!resolved) throw new NodeFailure('model_error', `Unknown model provider in ${config.model}.`, false);
+  memory ??= memoryRepo();
+  const contextMemoryId = request.chat_id ?? request.id;
+  const user = userMessageOf(input);
+  const history = await memory.recent(request.account_id, contextMemoryId, node.id);
+  let completion;
+  try {
+    completion = await resolved.provider.complete({
+      model: resolved.model,
+      system: config.system_prompt ?? '',
+      messages: [...history.map((m) => ({ role: m.role, content: m.content })), { role: 'user', content: user }],
+      signal,
+    });
+  } catch (error) {
+    if (signal.aborted) throw new NodeFailure('timeout', 'The model did not answer in time.');
+    throw new NodeFailure('model_error', `The model call failed: ${(error as Error).message}`);
+  }
+  await memory.appendExchange({
+    accountId: request.account_id,
+    contextMemoryId,
+    agentNodeId: node.id,
+    order: `${execution.created_at}#${execution.id}`,
+    executionId: execution.id,
+    user,
+    assistant: completion.content,
+  });
+  return { content: completion.content, model: config.model, usage: completion.usage };
+}

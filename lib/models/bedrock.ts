@@ -1,0 +1,25 @@
+import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
+import type { Completion, CompletionRequest, ModelProvider } from './types.js';
+
+let client: BedrockRuntimeClient | undefined;
+export const bedrockClient = (): BedrockRuntimeClient => (client ??= new BedrockRuntimeClient({ region: process.env.BEDROCK_REGION ?? process.env.AWS_REGION }));
+
+/**
+ * Amazon Bedrock through the Converse API, with the function's own role.
+ * Configured wherever the service runs in AWS (or BEDROCK_ENABLED=true).
+ */
+export const bedrockProvider: ModelProvider = {
+  configured: () => Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME) || process.env.BEDROCK_ENABLED === 'true',
+  async complete(request: CompletionRequest): Promise<Completion> {
+    const response = await bedrockClient().send(
+      new ConverseCommand({
+        modelId: request.model,
+        system: request.system ? [{ text: request.system }] : undefined,
+        messages: request.messages.map((m) => ({ role: m.role, content: [{ text: m.content }] })),
+      }),
+      { abortSignal: request.signal },
+    );
+    const content = (response.output?.message?.content ?? []).map((block) => block.text ?? '').join('');
+    return { content, usage: { input_tokens: response.usage?.inputTokens ?? 0, output_tokens: response.usage?.outputTokens ?? 0 } };
+  },
+};
