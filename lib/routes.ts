@@ -19,6 +19,8 @@ export interface RouteDefinition {
   table: TableAccess;
   /** Served by the response-streaming function URL instead of API Gateway. */
   streaming?: boolean;
+  /** Sends to the queues (the stack grants sqs:SendMessage only to these). */
+  sends?: boolean;
   timeoutSeconds?: number;
   memoryMb?: number;
 }
@@ -31,6 +33,27 @@ export const ROUTES: readonly RouteDefinition[] = [
   { id: 'ApiTokensCreate', method: 'POST', path: '/v1/api-tokens', entry: 'functions/api-tokens/create.ts', table: 'readwrite' },
   { id: 'ApiTokensList', method: 'GET', path: '/v1/api-tokens', entry: 'functions/api-tokens/list.ts', table: 'read' },
   { id: 'ApiTokensRevoke', method: 'POST', path: '/v1/api-tokens/revoke', entry: 'functions/api-tokens/revoke.ts', table: 'readwrite' },
+  // Workflows. API Gateway wants one name per variable segment, so every
+  // `/v1/workflows/{…}` route says `{id}`; on entry-nodes it is a version id.
+  { id: 'WorkflowsCreate', method: 'POST', path: '/v1/workflows', entry: 'functions/workflows/create.ts', table: 'readwrite' },
+  { id: 'WorkflowsList', method: 'GET', path: '/v1/workflows', entry: 'functions/workflows/list.ts', table: 'read' },
+  { id: 'WorkflowsGet', method: 'GET', path: '/v1/workflows/{id}', entry: 'functions/workflows/get.ts', table: 'read' },
+  { id: 'WorkflowVersionsCreate', method: 'POST', path: '/v1/workflows/{id}/versions', entry: 'functions/workflows/create-version.ts', table: 'readwrite' },
+  { id: 'WorkflowVersionsLatest', method: 'GET', path: '/v1/workflows/{id}/versions/latest', entry: 'functions/workflows/latest-version.ts', table: 'read' },
+  { id: 'WorkflowEntryNodes', method: 'GET', path: '/v1/workflows/{id}/entry-nodes', entry: 'functions/workflows/entry-nodes.ts', table: 'read' },
+  { id: 'ChatsCreate', method: 'POST', path: '/v1/chats', entry: 'functions/chats/create.ts', table: 'readwrite' },
+  { id: 'ChatsGet', method: 'GET', path: '/v1/chats/{id}', entry: 'functions/chats/get.ts', table: 'read' },
+  // Workflow execution (lib/engine).
+  { id: 'WorkflowRequestsRun', method: 'POST', path: '/v1/workflow-requests/run', entry: 'functions/workflow-requests/run.ts', table: 'readwrite', sends: true },
+  { id: 'WorkflowRequestsList', method: 'GET', path: '/v1/workflow-requests', entry: 'functions/workflow-requests/list.ts', table: 'read' },
+  { id: 'WorkflowRequestsGet', method: 'GET', path: '/v1/workflow-requests/{id}', entry: 'functions/workflow-requests/get.ts', table: 'read' },
+  { id: 'WorkflowRequestsTree', method: 'GET', path: '/v1/workflow-requests/{id}/tree', entry: 'functions/workflow-requests/tree.ts', table: 'read' },
+  { id: 'WorkflowRequestsStop', method: 'POST', path: '/v1/workflow-requests/{id}/stop', entry: 'functions/workflow-requests/stop.ts', table: 'readwrite' },
+  { id: 'ChatMemoryGet', method: 'GET', path: '/v1/chat-memory/{agentNodeId}', entry: 'functions/chat-memory/get.ts', table: 'read' },
+  { id: 'WorkflowRequestsListen', method: 'GET', path: '/v1/workflow-requests/{id}/listen', entry: 'functions/workflow-requests/listen.ts', table: 'read', streaming: true, timeoutSeconds: 900 },
+  { id: 'InteractionsList', method: 'GET', path: '/v2/interactions', entry: 'functions/interactions/list.ts', table: 'read' },
+  { id: 'InteractionsGet', method: 'GET', path: '/v2/interactions/{id}', entry: 'functions/interactions/get.ts', table: 'read' },
+  { id: 'InteractionsRespond', method: 'POST', path: '/v2/interactions/{id}/respond', entry: 'functions/interactions/respond.ts', table: 'readwrite', sends: true },
   { id: 'NotFound', method: 'ANY', path: '$default', entry: 'functions/not-found.ts', table: 'none' },
 ];
 

@@ -1,3 +1,4 @@
+import { interactionsRepo, type InteractionsRepo } from '../../lib/data/interactions.js';
 import { workflowRequestsRepo, type WorkflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 import { ownedRequest } from '../../lib/engine/access.js';
 import { finishRequest } from '../../lib/engine/executor.js';
@@ -7,7 +8,7 @@ import { httpHandler } from '../../lib/http/handler.js';
 import { json } from '../../lib/http/responses.js';
 
 /** Stops the request and its open nodes; a terminal request comes back unchanged. Idempotent. */
-export const makeHandler = (deps: { requests: WorkflowRequestsRepo } = { requests: workflowRequestsRepo() }) =>
+export const makeHandler = (deps: { requests: WorkflowRequestsRepo; interactions: InteractionsRepo } = { requests: workflowRequestsRepo(), interactions: interactionsRepo() }) =>
   httpHandler({ auth: bearerAuth() }, async ({ principal, params }) => {
     const request = await ownedRequest(deps.requests, principal.accountId, params.id);
     const stopped = await finishRequest(deps, request.id, 'stopped', null);

@@ -10,3 +10,8 @@ export const TOKEN_INFO = {
   rateLimit: '10 requests per second',
   maxConcurrentRequests: 10,
 } as const;
+/**
+ * Largest stored workflow definition (JSON bytes). A version is one DynamoDB
+ * item (400 KB at most), so this leaves room for its other attributes.
+ */
+export const DEFINITION_MAX_BYTES = 300_000;

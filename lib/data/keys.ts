@@ -58,6 +58,14 @@ export const keys = {
   requestEvent: (requestId: string, seq: number): Key => ({ pk: `WFREQ#${requestId}`, sk: `EVENT#${String(seq).padStart(10, '0')}` }),
   requestEventPrefix: (requestId: string) => ({ pk: `WFREQ#${requestId}`, skPrefix: 'EVENT#' }),
 
+  // --- Interactions (approvals and questions) --------------------------------
+  interaction: (interactionId: string): Key => ({ pk: `INTERACTION#${interactionId}`, sk: 'INTERACTION' }),
+  interactionIndex: (accountId: string, createdAt: string, interactionId: string) => ({
+    gsi1pk: `ACCOUNT#${accountId}#INTERACTIONS`,
+    gsi1sk: `${createdAt}#${interactionId}`,
+  }),
+  interactionIndexPartition: (accountId: string) => `ACCOUNT#${accountId}#INTERACTIONS`,
+
   // --- Context memory (agent nodes) ------------------------------------------
   /** One partition per (context memory id, agent node); messages sort oldest first. */
   memoryMessage: (contextMemoryId: string, agentNodeId: string, order: string): Key => ({

@@ -36,6 +36,9 @@ export interface WorkflowRequest {
   created_at: string;
   node_count: number;
   open_nodes: number;
+  /** Internal: the node of the parent request this child runs for, and how deep it is nested. */
+  parent_node_id?: string | null;
+  depth?: number;
 }
 
 export interface NodeExecution {
@@ -53,6 +56,8 @@ export interface NodeExecution {
   done_parents?: Set<string>;
   activated_by?: Set<string>;
   lease_expires_at?: number;
+  /** Set on a `workflow` node once it has started its child request. */
+  child_request_id?: string | null;
   created_at: string;
   started_at: string | null;
   completed_at: string | null;

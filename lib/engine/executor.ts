@@ -7,21 +7,22 @@ import {
   type WorkflowRequest,
   type WorkflowRequestsRepo,
 } from '../data/workflow-requests.js';
-import type { WorkflowDefinition, WorkflowNode } from '../schemas/workflow-definition.js';
+import type { InteractionsRepo } from '../data/interactions.js';
+import type { WorkflowNode } from '../schemas/workflow-definition.js';
+import { resumeChild, startChild, wakeParent } from './child-workflow.js';
+import type { StartDeps } from './start.js';
+import { interactionIdFor, openApproval, resumeApproval } from './approval.js';
 import { graphOf, type Graph } from './graph.js';
 import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
 import { edgeTaken, NODE_RUNNERS, NodeFailure } from './node-types.js';
 import { retryDelayMs, shouldRetry } from './retry.js';
-import { nodeEventView, requestEventView } from './views.js';
+import { emitNode } from './emit.js';
+import { requestEventView } from './views.js';
 
-export interface VersionSource {
-  getVersion(accountId: string, versionId: string): Promise<{ id: string; definition: WorkflowDefinition } | undefined>;
-}
-
-export interface EngineDeps {
+export interface EngineDeps extends StartDeps {
   requests: WorkflowRequestsRepo;
-  versions: VersionSource;
   enqueue: EnqueueNodeTasks;
+  interactions: InteractionsRepo;
 }
 
 /** The message must come back later (another delivery holds the node now). */
@@ -55,9 +56,6 @@ async function nodeInput(deps: EngineDeps, request: WorkflowRequest, graph: Grap
   return input;
 }
 
-async function emitNode(deps: EngineDeps, node: NodeExecution): Promise<void> {
-  await deps.requests.appendEvent(node.workflow_request_id, { node_execution: nodeEventView(node) });
-}
 
 /**
  * Runs one node task under at-least-once delivery. Every state change is a
@@ -79,7 +77,17 @@ export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline
     await afterSettled(deps, request, graph, node);
     return;
   }
-  if (node.status === 'blocked' || node.status === 'waiting') return;
+  if (node.status === 'waiting') {
+    const resumed = await resumeApproval(deps, request, node);
+    if (resumed) await afterSettled(deps, request, graph, resumed);
+    return;
+  }
+  if (node.status === 'blocked') return;
+  if (node.status === 'in_progress' && node.child_request_id) {
+    const settled = await resumeChild(deps, request, node);
+    if (settled) await afterSettled(deps, request, graph, settled);
+    return;
+  }
 
   const now = Date.now();
   if (node.status === 'in_progress' && (node.lease_expires_at ?? 0) > now) throw new RetryLater(`node ${node.node_id} is running elsewhere`);
@@ -100,6 +108,15 @@ export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline
   const started = await deps.requests.transitionRequest(request.id, ['pending'], { status: 'in_progress', started_at: new Date(now).toISOString() });
   if (started) await deps.requests.appendEvent(request.id, { workflow_request: requestEventView(started) });
 
+  if (definition.type === 'approval') {
+    await openApproval(deps, request, definition, claimed);
+    return;
+  }
+  if (definition.type === 'workflow') {
+    const { failure } = await startChild(deps, request, definition, claimed, input);
+    if (failure) await handleFailure(deps, request, graph, definition, claimed, new NodeFailure(failure.code, failure.message, false));
+    return;
+  }
   let output: unknown;
   try {
     output = await runWithTimeout(definition, input, timeoutMs, request, claimed);
@@ -164,13 +181,17 @@ async function handleFailure(deps: EngineDeps, request: WorkflowRequest, graph: 
 }
 
 /** Settles a node that never finished (request stopped or failed, or dead-lettered). */
-async function settleAs(deps: EngineDeps, node: NodeExecution, status: 'stopped' | 'failed', failure: FailureInfo | null): Promise<boolean> {
+async function settleAs(deps: FinishDeps, node: NodeExecution, status: 'stopped' | 'failed', failure: FailureInfo | null): Promise<boolean> {
   const at = new Date().toISOString();
   const set = status === 'failed' ? { status, error: failure, failed_at: at } : { status, completed_at: at };
   if (!(await deps.requests.settleNode(node.workflow_request_id, node.node_id, OPEN_NODE_STATES, set))) return false;
+  // A question nobody can act on any more is cancelled with its node.
+  if (node.status === 'waiting' && deps.interactions) await deps.interactions.resolve(interactionIdFor(node.id), 'cancelled', null);
   await emitNode(deps, { ...node, ...set });
   return true;
 }
+
+type FinishDeps = Pick<EngineDeps, 'requests'> & Partial<Pick<EngineDeps, 'interactions' | 'enqueue'>>;
 
 /**
  * What follows a node reaching a terminal state; safe to run again for the
@@ -221,25 +242,31 @@ async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: G
  * Moves the request to a terminal state (once: conditional) and settles every
  * node still open as stopped, so nothing is left pending or in progress.
  */
-export async function finishRequest(deps: Pick<EngineDeps, 'requests'>, requestId: string, status: 'completed' | 'failed' | 'stopped', error: FailureInfo | null) {
+export async function finishRequest(deps: FinishDeps, requestId: string, status: 'completed' | 'failed' | 'stopped', error: FailureInfo | null) {
   const finished = await deps.requests.transitionRequest(requestId, ['pending', 'in_progress', 'waiting'], {
     status,
     completed_at: new Date().toISOString(),
     ...(error ? { error } : {}),
   });
   for (const node of await deps.requests.listNodes(requestId)) {
-    if (!isTerminalNode(node.status)) await settleAs(deps as EngineDeps, node, 'stopped', null);
+    if (isTerminalNode(node.status)) continue;
+    // Stopping a request stops its children too.
+    if (node.child_request_id) await finishRequest(deps, node.child_request_id, 'stopped', null);
+    await settleAs(deps, node, 'stopped', null);
   }
   // The terminal request event goes last: listeners close on it.
-  if (finished) await deps.requests.appendEvent(requestId, { workflow_request: requestEventView(finished) });
+  if (finished) {
+    await deps.requests.appendEvent(requestId, { workflow_request: requestEventView(finished) });
+    if (deps.enqueue) await wakeParent({ enqueue: deps.enqueue }, finished);
+  }
   return finished;
 }
 
 /** A node task that exhausted its deliveries: the node and its request fail instead of hanging. */
-export async function failDeadLetteredTask(task: NodeTask, deps: Pick<EngineDeps, 'requests'>): Promise<void> {
+export async function failDeadLetteredTask(task: NodeTask, deps: FinishDeps): Promise<void> {
   const node = await deps.requests.getNode(task.request_id, task.node_id);
   if (!node || isTerminalNode(node.status)) return;
   const failure = { code: 'delivery_exhausted', message: `Node ${node.node_id} could not be processed after repeated deliveries.` };
-  await settleAs(deps as EngineDeps, node, 'failed', failure);
+  await settleAs(deps, node, 'failed', failure);
   await finishRequest(deps, task.request_id, 'failed', failure);
 }

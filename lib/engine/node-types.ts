@@ -57,7 +57,10 @@ export const NODE_RUNNERS: Partial<Record<NodeType, NodeRunner>> = {
   agent: agentNode,
 };
 
-export const isExecutable = (type: string): boolean => type in NODE_RUNNERS;
+/** Node types the executor handles itself, outside NODE_RUNNERS: they wait on something outside the node. */
+const EXECUTOR_TYPES = new Set<string>(['approval', 'workflow']);
+
+export const isExecutable = (type: string): boolean => type in NODE_RUNNERS || EXECUTOR_TYPES.has(type);
 
 /** Checks that need the service's configuration, made before a request starts. */
 export const NODE_PRECHECKS: Partial<Record<NodeType, (config: Record<string, unknown>) => string | undefined>> = {

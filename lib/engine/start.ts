@@ -35,7 +35,16 @@ const bodyError = (name: string, reason: string, code = 'invalid_reference'): Fi
  * the version, then enqueues the chosen entry nodes. Everything the request
  * refers to is checked first: an unusable reference is 422 at its pointer.
  */
-export async function startRequest(deps: StartDeps, accountId: string, input: StartInput, parent?: { requestId: string; nodeExecutionId: string }) {
+export interface ParentLink {
+  requestId: string;
+  nodeExecutionId: string;
+  nodeId: string;
+  depth: number;
+  /** Deterministic child id, so a redelivered parent task cannot start a second child. */
+  childId: string;
+}
+
+export async function startRequest(deps: StartDeps, accountId: string, input: StartInput, parent?: ParentLink) {
   const version = await deps.versions.getVersion(accountId, input.workflow_version_id);
   if (!version) throw new ValidationError([bodyError('/workflow_version_id', 'no such workflow version')]);
   const errors: FieldError[] = [];
@@ -57,7 +66,7 @@ export async function startRequest(deps: StartDeps, accountId: string, input: St
 
   const graph = graphOf(version.id, version.definition);
   const states = initialStates(graph, input.entry_node_ids);
-  const id = randomUUID();
+  const id = parent?.childId ?? randomUUID();
   const now = new Date().toISOString();
   const nodes: NodeExecution[] = version.definition.nodes.map((node) => {
     const initial = states.get(node.id)!;
@@ -101,7 +110,10 @@ export async function startRequest(deps: StartDeps, accountId: string, input: St
     created_at: now,
     node_count: nodes.length,
     open_nodes: nodes.filter((n) => n.status !== 'skipped').length,
+    parent_node_id: parent?.nodeId ?? null,
+    depth: parent ? parent.depth : 0,
   };
+  if (parent && (await deps.requests.get(id))) return request; // Started by an earlier delivery.
   await deps.requests.create(request, nodes);
   try {
     await deps.enqueue(input.entry_node_ids.map((nodeId) => ({ request_id: id, node_id: nodeId })));

@@ -1,5 +1,5 @@
 import type { ReadMeter } from '../data/request-events.js';
-import { REQUEST_TERMINAL, type NodeExecution, type RequestEvent, type WorkflowRequest } from '../data/workflow-requests.js';
+import { NODE_TERMINAL, REQUEST_TERMINAL, type NodeExecution, type RequestEvent, type WorkflowRequest } from '../data/workflow-requests.js';
 import { nodeEventView, requestEventView } from './views.js';
 
 /**
@@ -54,6 +54,15 @@ export const isTerminalStatus = (status: unknown): boolean => (REQUEST_TERMINAL 
 
 /** A payload whose `workflow_request.status` is completed, failed or stopped ends the stream (Events 6). */
 export const isTerminalPayload = (payload: StreamPayload): boolean => isTerminalStatus(payload.workflow_request?.status);
+
+/**
+ * A finished request whose nodes are not all settled is still being
+ * finished (the engine settles open nodes after moving the request to its
+ * terminal state): a snapshot of it would show a final request over
+ * unfinished nodes.
+ */
+export const snapshotSettled = (request: Pick<WorkflowRequest, 'status'>, nodes: readonly Pick<NodeExecution, 'status'>[]): boolean =>
+  !isTerminalStatus(request.status) || nodes.every((n) => (NODE_TERMINAL as readonly string[]).includes(n.status));
 
 export type StartPlan =
   /** Send every node execution and the request (each with `id: watermark`), then events after the watermark. */

@@ -33,6 +33,7 @@ export const nodeView = (n: NodeExecution) => ({
   output_data: n.output_data ?? null,
   attempt_count: n.attempt_count,
   error: n.error ?? null,
+  child_request_id: n.child_request_id ?? null,
   created_at: n.created_at,
   started_at: n.started_at,
   completed_at: n.completed_at,

@@ -10,6 +10,12 @@ import { installAwsLambdaGlobal, isStreamingHandler, lambdaContext, LocalRespons
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** API Gateway's integration timeout caps every non-streaming route. */
 const API_TIMEOUT_SECONDS = 29;
+/**
+ * There is no function URL locally, so no 15-minute cap: a streaming
+ * invocation gets 31 minutes, and the specification's 30-minute stream
+ * limit (STREAM_MAX_SECONDS) is what ends it.
+ */
+const LOCAL_STREAM_TIMEOUT_SECONDS = 31 * 60;
 
 export interface GatewayOptions {
   routes: readonly RouteDefinition[];
@@ -131,7 +137,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       }
       const event = toApiGatewayEvent(req, body, matched.routeKey, matched.params);
       const handler = await loadHandler(matched.route.entry);
-      const timeout = matched.route.timeoutSeconds ?? (matched.route.streaming ? 900 : API_TIMEOUT_SECONDS);
+      const timeout = matched.route.streaming
+        ? Math.max(matched.route.timeoutSeconds ?? 0, LOCAL_STREAM_TIMEOUT_SECONDS)
+        : (matched.route.timeoutSeconds ?? API_TIMEOUT_SECONDS);
       const context = lambdaContext(matched.route.id, timeout);
       if (isStreamingHandler(handler)) {
         const stream = new LocalResponseStream(res);

@@ -2,7 +2,12 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { registerAuthPaths } from './paths/auth.js';
 import { registerTokenPaths } from './paths/api-tokens.js';
 import { registerCommon } from './paths/common.js';
+import { registerInteractionPaths } from './paths/interactions.js';
+import { registerMemoryPaths } from './paths/memory.js';
+import { registerWorkflowRequestPaths } from './paths/workflow-requests.js';
+import { registerWorkflowRequestStreamPaths } from './paths/workflow-requests-stream.js';
 import { registerServicePaths } from './paths/service.js';
+import { registerWorkflowPaths } from './paths/workflows.js';
 
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas that validate
@@ -14,6 +19,11 @@ export function buildOpenApiDocument(serverUrl = '/') {
   registerServicePaths(registry, common);
   registerAuthPaths(registry, common);
   registerTokenPaths(registry, common);
+  registerMemoryPaths(registry, common);
+  registerInteractionPaths(registry, common);
+  registerWorkflowRequestPaths(registry, common);
+  registerWorkflowRequestStreamPaths(registry, common);
+  registerWorkflowPaths(registry, common);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

@@ -11,12 +11,15 @@ import type { QueueDefinition } from '../../lib/queues.js';
 import { ROUTES, type RouteDefinition } from '../../lib/routes.js';
 
 // One synthesis for the whole file (every function is bundled with esbuild).
-// The real route table, plus a streaming route pair and a test queue, since
-// neither exists in lib/ yet.
-const STREAM_ROUTES: RouteDefinition[] = [
-  { id: 'TestListen', method: 'GET', path: '/v1/workflow-requests/{id}/listen', entry: 'test/infra/fixtures/stream.ts', table: 'read', streaming: true },
-  { id: 'TestRunEvents', method: 'GET', path: '/v2/runs/{runId}/events', entry: 'test/infra/fixtures/stream.ts', table: 'read', streaming: true },
+// The real route table (with its listen stream), plus a second streaming
+// route and a test queue. Every streaming route is served by the one
+// streaming function, so the extra route shares the listen route's entry.
+const LISTEN = ROUTES.find((r) => r.streaming && r.path === '/v1/workflow-requests/{id}/listen');
+assert.ok(LISTEN, 'ROUTES has the listen stream');
+const EXTRA_STREAM_ROUTES: RouteDefinition[] = [
+  { id: 'TestRunEvents', method: 'GET', path: '/v2/runs/{runId}/events', entry: LISTEN.entry, table: 'read', streaming: true },
 ];
+const STREAM_ROUTES: RouteDefinition[] = [LISTEN, ...EXTRA_STREAM_ROUTES];
 const TEST_QUEUE: QueueDefinition = {
   name: 'test-jobs',
   worker: 'test/infra/fixtures/worker.ts',
@@ -28,7 +31,7 @@ const TEST_QUEUE: QueueDefinition = {
   maxBatchingWindowSeconds: 2,
   table: 'readwrite',
 };
-const routes: RouteDefinition[] = [...ROUTES, ...STREAM_ROUTES];
+const routes: RouteDefinition[] = [...ROUTES, ...EXTRA_STREAM_ROUTES];
 const httpRoutes = routes.filter((r) => !r.streaming);
 
 // Same feature flags as `cdk synth` (cdk.json), same cdk-nag plugin as infra/app.ts.

@@ -31,9 +31,12 @@ import { renderString, renderValue } from '../template.js';
  *   without a body.
  * - `config.timeout_ms` (default 30 s) and the executor's signal, whichever is
  *   first, end the call with `timeout`. The response body is read up to
- *   `HTTP_NODE_MAX_RESPONSE_BYTES` (default 5 MiB, after decompression).
+ *   `HTTP_NODE_MAX_RESPONSE_BYTES` (default 5 MiB, after decompression), and
+ *   the output must fit in 300 000 bytes of JSON to be stored.
  * - Output `{status, headers, body}`: every response header lower-cased except
  *   `set-cookie`; the body parsed when the content type is JSON, else text.
+ *   2xx, and a 3xx that is not followed (304, or no Location), are output;
+ *   429 and 5xx fail retryably, other 4xx not.
  *
  * Failure codes (for a node's `retry.retry_on`; retryable ones marked *):
  * `http_5xx`*, `http_429`*, `network_error`*, `timeout`*, `http_4xx`,
@@ -48,6 +51,14 @@ type Config = z.output<typeof HttpConfig>;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
+/**
+ * The output is stored in the node execution item and its event item (DynamoDB: 400 KB
+ * each, with the node's input beside it). A larger output would make every
+ * delivery fail until the message is dead-lettered (and the call be repeated
+ * on each delivery), so it fails the node at once instead, whatever
+ * HTTP_NODE_MAX_RESPONSE_BYTES allows to be read.
+ */
+const MAX_OUTPUT_JSON_BYTES = 300_000;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const METADATA_HOSTNAMES = new Set(['metadata.google.internal', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
 /** Request headers we set ourselves; a config's values for them are ignored. */
@@ -466,7 +477,12 @@ export async function httpNode({ node, input, signal }: Pick<NodeRunContext, 'no
         throw failure;
       }
       const bytes = await readBody(response, settings.maxResponseBytes, where);
-      return { status, headers: responseHeaders(response), body: decodeBody(response, bytes) };
+      const output = { status, headers: responseHeaders(response), body: decodeBody(response, bytes) };
+      const stored = Buffer.byteLength(JSON.stringify(output));
+      if (stored > MAX_OUTPUT_JSON_BYTES) {
+        throw new NodeFailure('response_too_large', `${where}: the response is too large to keep as the node's output (${stored} bytes as JSON; at most ${MAX_OUTPUT_JSON_BYTES}).`, false);
+      }
+      return output;
     }
   } catch (error) {
     if (abort.signal.aborted) throw timedOut();

@@ -1,0 +1,26 @@
+import { interactionsRepo, type InteractionsRepo } from '../../lib/data/interactions.js';
+import { interactionView } from '../../lib/engine/interactions.js';
+import { CursorInvalidError } from '../../lib/errors.js';
+import { bearerAuth } from '../../lib/http/bearer-auth.js';
+import { decodeCursor, encodeCursor } from '../../lib/http/cursor.js';
+import { httpHandler } from '../../lib/http/handler.js';
+import { json } from '../../lib/http/responses.js';
+import { ListInteractionsQuery } from '../../lib/schemas/interactions.js';
+
+/** The account's interactions, newest first, by run, request or status. */
+export const makeHandler = (deps: { interactions: InteractionsRepo } = { interactions: interactionsRepo() }) =>
+  httpHandler({ auth: bearerAuth(), query: ListInteractionsQuery }, async ({ principal, query }) => {
+    const { cursor, limit, ...filters } = query;
+    const scope = `interactions:${principal.accountId}`;
+    const after = cursor ? (decodeCursor(cursor, scope, filters) as { gsi1sk: string; pk: string; sk: string }) : undefined;
+    if (after && !(typeof after.gsi1sk === 'string' && typeof after.sk === 'string' && typeof after.pk === 'string' && after.pk.startsWith('INTERACTION#'))) {
+      throw new CursorInvalidError();
+    }
+    const page = await deps.interactions.list(principal.accountId, filters, { limit, after });
+    return json(200, {
+      data: page.interactions.map(interactionView),
+      page: { has_more: page.next !== undefined, next_cursor: page.next ? encodeCursor(scope, filters, page.next) : null },
+    });
+  });
+
+export const handler = makeHandler();

@@ -1,0 +1,123 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from './keys.js';
+import { defaultTable, isConditionFailure, type TableRef } from './table.js';
+
+export type InteractionType = 'approval' | 'answer';
+export type InteractionStatus = 'pending' | 'answered' | 'expired' | 'cancelled';
+
+export interface Interaction {
+  id: string;
+  type: InteractionType;
+  status: InteractionStatus;
+  prompt: string | null;
+  run_id: string | null;
+  workflow_request_id: string | null;
+  node_execution_id: string | null;
+  node_id: string | null;
+  response: Record<string, unknown> | null;
+  created_at: string;
+  resolved_at: string | null;
+  account_id: string;
+}
+
+const view = (item: Record<string, unknown>): Interaction => {
+  const { pk: _a, sk: _b, gsi1pk: _c, gsi1sk: _d, entity: _e, ...rest } = item;
+  return rest as unknown as Interaction;
+};
+
+export function interactionsRepo(table: TableRef = defaultTable()) {
+  const { db, tableName } = table;
+  return {
+    /** Creates the interaction once; a redelivered node task finds it already there. */
+    async createOnce(interaction: Interaction): Promise<Interaction> {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...keys.interaction(interaction.id),
+              ...keys.interactionIndex(interaction.account_id, interaction.created_at, interaction.id),
+              entity: 'interaction',
+              ...interaction,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return interaction;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        return (await this.get(interaction.id))!;
+      }
+    },
+
+    async get(id: string): Promise<Interaction | undefined> {
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.interaction(id), ConsistentRead: true }));
+      return Item ? view(Item) : undefined;
+    },
+
+    /** Resolves a pending interaction; undefined when it was no longer pending. */
+    async resolve(id: string, status: Exclude<InteractionStatus, 'pending'>, response: Record<string, unknown> | null): Promise<Interaction | undefined> {
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.interaction(id),
+            UpdateExpression: 'SET #status = :status, #response = :response, resolved_at = :now',
+            ConditionExpression: '#status = :pending',
+            ExpressionAttributeNames: { '#status': 'status', '#response': 'response' },
+            ExpressionAttributeValues: { ':status': status, ':response': response, ':now': new Date().toISOString(), ':pending': 'pending' },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return view(Attributes!);
+      } catch (error) {
+        if (isConditionFailure(error)) return undefined;
+        throw error;
+      }
+    },
+
+    /** The account's interactions, newest first, optionally by run, request or status. */
+    async list(
+      accountId: string,
+      filters: { run_id?: string; workflow_request_id?: string; status?: InteractionStatus },
+      options: { limit: number; after?: { gsi1sk: string; pk: string; sk: string } },
+    ) {
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = { ':g': keys.interactionIndexPartition(accountId) };
+      const conditions: string[] = [];
+      for (const [field, value] of Object.entries(filters)) {
+        if (value === undefined) continue;
+        names[`#${field}`] = field;
+        values[`:${field}`] = value;
+        conditions.push(`#${field} = :${field}`);
+      }
+      const found: Array<Record<string, unknown>> = [];
+      let startKey: Record<string, unknown> | undefined = options.after ? { gsi1pk: values[':g'], ...options.after } : undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :g',
+            FilterExpression: conditions.length ? conditions.join(' AND ') : undefined,
+            ExpressionAttributeNames: conditions.length ? names : undefined,
+            ExpressionAttributeValues: values,
+            ScanIndexForward: false,
+            ExclusiveStartKey: startKey,
+            Limit: options.limit + 1,
+          }),
+        );
+        found.push(...(page.Items ?? []));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey && found.length <= options.limit);
+      const items = found.slice(0, options.limit);
+      const last = items.at(-1);
+      return {
+        interactions: items.map(view),
+        next: found.length > options.limit && last ? { gsi1sk: last.gsi1sk as string, pk: last.pk as string, sk: last.sk as string } : undefined,
+      };
+    },
+  };
+}
+
+export type InteractionsRepo = ReturnType<typeof interactionsRepo>;

@@ -1,0 +1,103 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from './keys.js';
+import { defaultTable, type TableRef } from './table.js';
+import type { NodeExecution, RequestEvent, WorkflowRequest } from './workflow-requests.js';
+
+/**
+ * The reads of a live stream (functions/workflow-requests/listen.ts), with
+ * their capacity measured. The event log itself is written by
+ * `appendEvent` in lib/data/workflow-requests.ts.
+ */
+
+/** Receives the cost of every read: `readUnits` as DynamoDB reports it (ReturnConsumedCapacity TOTAL). */
+export interface ReadMeter {
+  record(operation: 'query' | 'get', readUnits: number): void;
+}
+
+/** A request with its event log watermark: the highest `seq` allocated so far (0 before any event). */
+export type WatermarkedRequest = WorkflowRequest & { event_seq: number };
+
+/** The last seq a sort key can hold (`EVENT#` + 10 digits). */
+const MAX_SEQ = 9_999_999_999;
+
+const strip = (item: Record<string, unknown>): Record<string, unknown> => {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...rest } = item;
+  return rest;
+};
+
+export function requestEventsReader(table: TableRef = defaultTable(), meter?: ReadMeter) {
+  const { db, tableName } = table;
+  return {
+    /**
+     * The request and its `event_seq` watermark from one strongly consistent
+     * GetItem, so the watermark and the state belong together: every event
+     * with a seq up to the watermark describes a change this state already
+     * shows (the engine changes state first, then appends the event).
+     */
+    async requestWithWatermark(requestId: string): Promise<WatermarkedRequest | undefined> {
+      const { Item, ConsumedCapacity } = await db.send(
+        new GetCommand({ TableName: tableName, Key: keys.workflowRequest(requestId), ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }),
+      );
+      meter?.record('get', ConsumedCapacity?.CapacityUnits ?? 0);
+      if (!Item) return undefined;
+      const request = strip(Item) as unknown as WatermarkedRequest;
+      return { ...request, event_seq: Number(request.event_seq ?? 0) };
+    },
+
+    /** Every node execution of the request (the snapshot): strongly consistent Query pages of `NODE#`. */
+    async nodes(requestId: string): Promise<NodeExecution[]> {
+      const prefix = keys.nodeExecutionPrefix(requestId);
+      const nodes: NodeExecution[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
+            ExclusiveStartKey: startKey,
+            ConsistentRead: true,
+            ReturnConsumedCapacity: 'TOTAL',
+          }),
+        );
+        meter?.record('query', page.ConsumedCapacity?.CapacityUnits ?? 0);
+        nodes.push(...(page.Items ?? []).map((i) => strip(i) as unknown as NodeExecution));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return nodes;
+    },
+
+    /**
+     * Events with `seq > afterSeq`, in order, at most `limit`: one strongly
+     * consistent Query bounded to the `EVENT#` range, so it never reads the
+     * request's node items (which sort after it in the same partition).
+     * Expired events (TTL passed, not yet deleted) are filtered out.
+     * `complete` is false when more events may follow the page.
+     */
+    async eventsAfter(requestId: string, afterSeq: number, limit: number): Promise<{ events: RequestEvent[]; complete: boolean }> {
+      if (afterSeq >= MAX_SEQ) return { events: [], complete: true };
+      const { Items, LastEvaluatedKey, ConsumedCapacity } = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          FilterExpression: '#ttl > :now',
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: {
+            ':pk': keys.requestEvent(requestId, 0).pk,
+            ':from': keys.requestEvent(requestId, afterSeq + 1).sk,
+            ':to': keys.requestEvent(requestId, MAX_SEQ).sk,
+            ':now': Math.floor(Date.now() / 1000),
+          },
+          Limit: limit,
+          ConsistentRead: true,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+      );
+      meter?.record('query', ConsumedCapacity?.CapacityUnits ?? 0);
+      const events = (Items ?? []).map((i) => ({ seq: Number(i.seq), created_at: i.created_at as string, data: i.data as RequestEvent['data'] }));
+      return { events, complete: LastEvaluatedKey === undefined };
+    },
+  };
+}
+
+export type RequestEventsReader = ReturnType<typeof requestEventsReader>;

@@ -1,0 +1,39 @@
+import * as z from 'zod';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '../config/limits.js';
+import { limitParam } from './common.js';
+
+export const INTERACTION_STATUSES = ['pending', 'answered', 'expired', 'cancelled'] as const;
+
+export const RespondBody = z
+  .discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('approval'), approved: z.boolean() }),
+    z.strictObject({ type: z.literal('answer'), text: z.string().min(1).max(100_000) }),
+  ])
+  .meta({ id: 'InteractionResponse' });
+
+export const InteractionSchema = z
+  .object({
+    id: z.uuid(),
+    type: z.enum(['approval', 'answer']),
+    status: z.enum(INTERACTION_STATUSES),
+    prompt: z.string().nullable(),
+    run_id: z.string().nullable(),
+    workflow_request_id: z.uuid().nullable(),
+    node_execution_id: z.uuid().nullable(),
+    response: z.record(z.string(), z.unknown()).nullable(),
+    created_at: z.string(),
+    resolved_at: z.string().nullable(),
+  })
+  .meta({ id: 'Interaction' });
+
+export const ListInteractionsQuery = z.object({
+  run_id: z.string().min(1).optional(),
+  workflow_request_id: z.uuid().optional(),
+  status: z.enum(INTERACTION_STATUSES).optional(),
+  limit: limitParam(LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT),
+  cursor: z.string().min(1).optional(),
+});
+
+export const InteractionList = z
+  .object({ data: z.array(InteractionSchema), page: z.object({ has_more: z.boolean(), next_cursor: z.string().nullable() }) })
+  .meta({ id: 'InteractionList' });
