@@ -12,6 +12,10 @@ import { pathToFileURL } from 'node:url';
  */
 const LOADER = `
 const file = process.argv[2];
+// The Lambda Node.js runtime provides the \`awslambda\` global (response
+// streaming); a streaming handler calls \`awslambda.streamifyResponse\` at
+// module scope, so a stand-in is defined first, outside the timed interval.
+globalThis.awslambda ??= { streamifyResponse: (handler) => handler, HttpResponseStream: { from: (stream) => stream } };
 const t0 = performance.now();
 const mod = await import(file);
 const t1 = performance.now();

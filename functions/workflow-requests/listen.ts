@@ -157,10 +157,8 @@ async function serve(deps: ListenDeps, event: StreamingEvent, responseStream: Wr
   let state: SequencerState = { lastSeq: 0 };
   let allocatedUpTo = request.event_seq;
   let skipped = 0;
-  /** The request was seen terminal at `seenAt`, with the watermark in `allocatedUpTo`. */
-  let terminal: { request: WatermarkedRequest; seenAt: number } | undefined = isTerminalStatus(request.status)
-    ? { request, seenAt: startedAt }
-    : undefined;
+  /** When the request was (last) read in a terminal state; `allocatedUpTo` is that read's watermark. */
+  let terminalSeenAt: number | undefined = isTerminalStatus(request.status) ? startedAt : undefined;
 
   /** Sends the snapshot in one write; true when the request is already over. */
   const sendSnapshot = async (read: WatermarkedRequest): Promise<boolean> => {
@@ -234,7 +232,7 @@ async function serve(deps: ListenDeps, event: StreamingEvent, responseStream: Wr
       // and no terminal payload came: it was sent before the resume point,
       // or its event was lost. Confirm with a fresh read once the finisher
       // has had time to append its last events, then send the state.
-      if (terminal && page.complete && state.lastSeq >= allocatedUpTo && now - terminal.seenAt >= timing.gapGraceMs) {
+      if (terminalSeenAt !== undefined && page.complete && state.lastSeq >= allocatedUpTo && now - terminalSeenAt >= timing.gapGraceMs) {
         const current = await reader.requestWithWatermark(request.id);
         if (!current) {
           end('request_gone');
@@ -247,8 +245,8 @@ async function serve(deps: ListenDeps, event: StreamingEvent, responseStream: Wr
           break;
         }
         allocatedUpTo = current.event_seq;
-        terminal = { request: current, seenAt: now };
-      } else if (!terminal && now - Math.max(lastProgress, lastCheck) >= timing.idleCheckMs) {
+        terminalSeenAt = now;
+      } else if (terminalSeenAt === undefined && now - Math.max(lastProgress, lastCheck) >= timing.idleCheckMs) {
         lastCheck = now;
         const current = await reader.requestWithWatermark(request.id);
         if (!current) {
@@ -256,7 +254,7 @@ async function serve(deps: ListenDeps, event: StreamingEvent, responseStream: Wr
           break;
         }
         allocatedUpTo = Math.max(allocatedUpTo, current.event_seq);
-        if (isTerminalStatus(current.status)) terminal = { request: current, seenAt: now };
+        if (isTerminalStatus(current.status)) terminalSeenAt = now;
       }
       delay = nextPollDelay(delay, result.deliver.length > 0, page.complete);
       if (delay > 0) await sleep(delay, stop.signal);

@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { equalityFilter } from './expressions.js';
 import { keys } from './keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from './table.js';
 
@@ -82,15 +83,8 @@ export function interactionsRepo(table: TableRef = defaultTable()) {
       filters: { run_id?: string; workflow_request_id?: string; status?: InteractionStatus },
       options: { limit: number; after?: { gsi1sk: string; pk: string; sk: string } },
     ) {
-      const names: Record<string, string> = {};
-      const values: Record<string, unknown> = { ':g': keys.interactionIndexPartition(accountId) };
-      const conditions: string[] = [];
-      for (const [field, value] of Object.entries(filters)) {
-        if (value === undefined) continue;
-        names[`#${field}`] = field;
-        values[`:${field}`] = value;
-        conditions.push(`#${field} = :${field}`);
-      }
+      const filter = equalityFilter(filters);
+      const values: Record<string, unknown> = { ':g': keys.interactionIndexPartition(accountId), ...filter?.values };
       const found: Array<Record<string, unknown>> = [];
       let startKey: Record<string, unknown> | undefined = options.after ? { gsi1pk: values[':g'], ...options.after } : undefined;
       do {
@@ -99,8 +93,8 @@ export function interactionsRepo(table: TableRef = defaultTable()) {
             TableName: tableName,
             IndexName: 'gsi1',
             KeyConditionExpression: 'gsi1pk = :g',
-            FilterExpression: conditions.length ? conditions.join(' AND ') : undefined,
-            ExpressionAttributeNames: conditions.length ? names : undefined,
+            FilterExpression: filter?.expression,
+            ExpressionAttributeNames: filter?.names,
             ExpressionAttributeValues: values,
             ScanIndexForward: false,
             ExclusiveStartKey: startKey,

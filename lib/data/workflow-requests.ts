@@ -1,4 +1,5 @@
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { equalityFilter, guardedSet } from './expressions.js';
 import { keys, ttlFromDate } from './keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from './table.js';
 
@@ -161,22 +162,14 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       set: Partial<NodeExecution> & { status: NodeStatus },
       options: { incrementAttempt?: boolean; leaseExpiredBefore?: number } = {},
     ): Promise<NodeExecution | undefined> {
-      const names: Record<string, string> = { '#status': 'status' };
-      const values: Record<string, unknown> = {};
-      const assignments: string[] = [];
-      for (const [field, value] of Object.entries(set)) {
-        names[`#${field}`] = field;
-        values[`:${field}`] = value;
-        assignments.push(`#${field} = :${field}`);
-      }
-      from.forEach((status, i) => (values[`:from${i}`] = status));
-      let condition = `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`;
+      const { names, values, update: setPart, condition: statusCondition } = guardedSet(set, from);
+      let condition = statusCondition;
       if (options.leaseExpiredBefore !== undefined) {
         names['#lease'] = 'lease_expires_at';
         values[':leaseNow'] = options.leaseExpiredBefore;
         condition = `(${condition}) AND (attribute_not_exists(#lease) OR #lease < :leaseNow)`;
       }
-      const update = `SET ${assignments.join(', ')}${options.incrementAttempt ? ' ADD attempt_count :one' : ''}`;
+      const update = `${setPart}${options.incrementAttempt ? ' ADD attempt_count :one' : ''}`;
       if (options.incrementAttempt) values[':one'] = 1;
       try {
         const { Attributes } = await db.send(
@@ -209,16 +202,8 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       set: Partial<NodeExecution> & { status: (typeof NODE_TERMINAL)[number] },
       attempt?: number,
     ): Promise<boolean> {
-      const names: Record<string, string> = { '#status': 'status' };
-      const values: Record<string, unknown> = {};
-      const assignments: string[] = [];
-      for (const [field, value] of Object.entries(set)) {
-        names[`#${field}`] = field;
-        values[`:${field}`] = value;
-        assignments.push(`#${field} = :${field}`);
-      }
-      from.forEach((status, i) => (values[`:from${i}`] = status));
-      let condition = `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`;
+      const { names, values, update, condition: statusCondition } = guardedSet(set, from);
+      let condition = statusCondition;
       if (attempt !== undefined) {
         names['#attempt'] = 'attempt_count';
         values[':attempt'] = attempt;
@@ -232,7 +217,7 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
                 Update: {
                   TableName: tableName,
                   Key: keys.nodeExecution(requestId, nodeId),
-                  UpdateExpression: `SET ${assignments.join(', ')}`,
+                  UpdateExpression: update,
                   ConditionExpression: condition,
                   ExpressionAttributeNames: names,
                   ExpressionAttributeValues: values,
@@ -273,22 +258,14 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       from: readonly RequestStatus[],
       set: Partial<WorkflowRequest> & { status: RequestStatus },
     ): Promise<WorkflowRequest | undefined> {
-      const names: Record<string, string> = { '#status': 'status' };
-      const values: Record<string, unknown> = {};
-      const assignments: string[] = [];
-      for (const [field, value] of Object.entries(set)) {
-        names[`#${field}`] = field;
-        values[`:${field}`] = value;
-        assignments.push(`#${field} = :${field}`);
-      }
-      from.forEach((status, i) => (values[`:from${i}`] = status));
+      const { names, values, update, condition } = guardedSet(set, from);
       try {
         const { Attributes } = await db.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.workflowRequest(requestId),
-            UpdateExpression: `SET ${assignments.join(', ')}`,
-            ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+            UpdateExpression: update,
+            ConditionExpression: condition,
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: values,
             ReturnValues: 'ALL_NEW',
@@ -360,15 +337,8 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       filters: { chat_id?: string; workflow_id?: string; status?: RequestStatus },
       options: { limit: number; after?: { gsi1sk: string; pk: string; sk: string } },
     ) {
-      const conditions: string[] = [];
-      const names: Record<string, string> = {};
-      const values: Record<string, unknown> = { ':g': keys.workflowRequestIndexPartition(accountId) };
-      for (const [field, value] of Object.entries(filters)) {
-        if (value === undefined) continue;
-        names[`#${field}`] = field;
-        values[`:${field}`] = value;
-        conditions.push(`#${field} = :${field}`);
-      }
+      const filter = equalityFilter(filters);
+      const values: Record<string, unknown> = { ':g': keys.workflowRequestIndexPartition(accountId), ...filter?.values };
       const found: WorkflowRequest[] = [];
       const positions: Array<{ gsi1sk: string; pk: string; sk: string }> = [];
       let startKey: Record<string, unknown> | undefined = options.after ? { gsi1pk: values[':g'], ...options.after } : undefined;
@@ -378,8 +348,8 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
             TableName: tableName,
             IndexName: 'gsi1',
             KeyConditionExpression: 'gsi1pk = :g',
-            FilterExpression: conditions.length ? conditions.join(' AND ') : undefined,
-            ExpressionAttributeNames: conditions.length ? names : undefined,
+            FilterExpression: filter?.expression,
+            ExpressionAttributeNames: filter?.names,
             ExpressionAttributeValues: values,
             ScanIndexForward: false,
             ExclusiveStartKey: startKey,

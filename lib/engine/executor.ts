@@ -33,6 +33,10 @@ export class RetryLater extends Error {
   }
 }
 
+/** A node execution is one DynamoDB item (400 KB at most); its output must leave room for the rest. */
+export const MAX_OUTPUT_BYTES = 300_000;
+const outputTooLarge = (output: unknown): boolean => Buffer.byteLength(JSON.stringify(output ?? null)) > MAX_OUTPUT_BYTES;
+
 const isTerminalNode = (status: NodeStatus) => (NODE_TERMINAL as readonly string[]).includes(status);
 const isTerminalRequest = (status: string) => (REQUEST_TERMINAL as readonly string[]).includes(status);
 const OPEN_NODE_STATES: NodeStatus[] = ['pending', 'blocked', 'in_progress', 'waiting'];
@@ -95,7 +99,9 @@ export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline
   const definition = graph.nodes.get(node.node_id);
   if (!definition) throw new Error(`node ${node.node_id} is not in version ${request.workflow_version_id}`);
   const input = await nodeInput(deps, request, graph, node.node_id);
-  const timeoutMs = Math.max(1, Math.min(definition.timeout_ms ?? 300_000, deadline() - 5_000));
+  // Leave the invocation a margin to record the outcome, but never eat the whole budget.
+  const budget = deadline();
+  const timeoutMs = Math.max(1, Math.min(definition.timeout_ms ?? 300_000, budget - Math.min(5_000, budget / 5)));
   const claimed = await deps.requests.transitionNode(
     request.id,
     node.node_id,
@@ -122,6 +128,10 @@ export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline
     output = await runWithTimeout(definition, input, timeoutMs, request, claimed);
   } catch (error) {
     await handleFailure(deps, request, graph, definition, claimed, error);
+    return;
+  }
+  if (outputTooLarge(output)) {
+    await handleFailure(deps, request, graph, definition, claimed, new NodeFailure('output_too_large', `The node output exceeds ${MAX_OUTPUT_BYTES} bytes of JSON.`, false));
     return;
   }
   const completedAt = new Date().toISOString();
@@ -243,17 +253,22 @@ async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: G
  * node still open as stopped, so nothing is left pending or in progress.
  */
 export async function finishRequest(deps: FinishDeps, requestId: string, status: 'completed' | 'failed' | 'stopped', error: FailureInfo | null) {
+  // Open nodes are stopped before the request turns terminal, so a client
+  // that sees the terminal request also sees no node still open. The sweep
+  // runs again on every redelivery, so a crash half-way cannot strand one.
+  if (status !== 'completed') {
+    for (const node of await deps.requests.listNodes(requestId)) {
+      if (isTerminalNode(node.status)) continue;
+      // Stopping a request stops its children too.
+      if (node.child_request_id) await finishRequest(deps, node.child_request_id, 'stopped', null);
+      await settleAs(deps, node, 'stopped', null);
+    }
+  }
   const finished = await deps.requests.transitionRequest(requestId, ['pending', 'in_progress', 'waiting'], {
     status,
     completed_at: new Date().toISOString(),
     ...(error ? { error } : {}),
   });
-  for (const node of await deps.requests.listNodes(requestId)) {
-    if (isTerminalNode(node.status)) continue;
-    // Stopping a request stops its children too.
-    if (node.child_request_id) await finishRequest(deps, node.child_request_id, 'stopped', null);
-    await settleAs(deps, node, 'stopped', null);
-  }
   // The terminal request event goes last: listeners close on it.
   if (finished) {
     await deps.requests.appendEvent(requestId, { workflow_request: requestEventView(finished) });

@@ -45,9 +45,10 @@ export async function edgeTaken(when: string | undefined, input: unknown): Promi
 }
 
 /**
- * The node types the engine can execute. Types not listed here (agent,
- * http, approval, workflow) are not built yet: a run of a version that uses
- * them is refused up front instead of failing half-way.
+ * Runners of the node types that compute an output. `approval` and
+ * `workflow` wait on something outside the node and are handled by the
+ * executor itself (EXECUTOR_TYPES below); a type in neither is refused when
+ * a run starts instead of failing half-way.
  */
 export const NODE_RUNNERS: Partial<Record<NodeType, NodeRunner>> = {
   transform: async ({ node, input }) => evaluateJsonata(String(node.config.expression), input),

@@ -175,6 +175,9 @@ describe('workflow execution on SQS workers', () => {
     const first = await settled(id);
     const events = async () =>
       (await stack.table.db.send(new QueryCommand({ TableName: stack.tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)', ExpressionAttributeValues: { ':pk': keys.requestEvent(id, 0).pk, ':e': 'EVENT#' } }))).Items?.length;
+    // The terminal event is appended just after the request turns completed.
+    for (let i = 0; i < 50 && (await events()) !== (await events()); i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300));
     const before = await events();
     for (const n of [a, b, a]) {
       await sqs.send(new SendMessageCommand({ QueueUrl: stack.queues[0]!.url, MessageBody: JSON.stringify({ request_id: id, node_id: n.id }) }));
@@ -246,11 +249,19 @@ describe('workflow request endpoints', () => {
     assert.equal(missing.status, 422);
   });
 
-  test('a version using node types that are not built yet is refused before it starts', async () => {
-    const v = await version([node('approve', 'approval', {})], []);
+  test('a version whose agent lists tools (not built yet) is refused before it starts', async () => {
+    const v = await version([node('agent', 'agent', { model: 'local/echo', tools: [{ name: 'search' }] })], []);
     const response = await api('POST', '/v1/workflow-requests/run', { workflow_version_id: v.id, entry_node_ids: v.entry_node_ids });
     assert.equal(response.status, 422);
-    assert.match(response.body.errors[0].reason, /approval/);
+    assert.match(response.body.errors[0].reason, /tools are not supported/);
+  });
+
+  test('an output too large to store fails the node instead of the whole delivery', async () => {
+    const big = transform('big', '$pad("", 310000, "x")');
+    const tree = await settled(await run(await version([big], [])));
+    assert.equal(tree.workflow_request.status, 'failed');
+    assert.equal(tree.node_executions[0]!.error?.code, 'output_too_large');
+    assert.equal(tree.node_executions[0]!.attempt_count, 1);
   });
 
   test('run with an Idempotency-Key starts one request however often it is retried', async () => {

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * AWS list prices the bench turns measured usage into, us-east-1.
+ *
+ * As of 2026-11-21, from the AWS pricing pages below (entered by hand, not
+ * fetched: re-check them before quoting a figure). Free tiers are ignored;
+ * Lambda's duration price is the first arm64 tier.
+ */
+export const PRICES = {
+  asOf: '2026-11-21',
+  region: 'us-east-1',
+  /** DynamoDB on-demand, per write request unit (1 KB written; 2 for a transactional write). */
+  dynamodbWriteRequestUnit: 0.625 / 1e6,
+  /** DynamoDB on-demand, per read request unit (4 KB strongly consistent; 0.5 eventually consistent, 2 transactional). */
+  dynamodbReadRequestUnit: 0.125 / 1e6,
+  /** SQS standard queue, per request; each 64 KB chunk of a payload is billed as one request. */
+  sqsRequest: 0.4 / 1e6,
+  /** Lambda, per invocation. */
+  lambdaRequest: 0.2 / 1e6,
+  /** Lambda arm64, per GB-second of duration (billed per 1 ms). */
+  lambdaArmGbSecond: 0.0000133334,
+  /** Step Functions Standard, per state transition: the comparison the target comes from. */
+  stepFunctionsStandardTransition: 25 / 1e6,
+  sources: [
+    'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+    'https://aws.amazon.com/sqs/pricing/',
+    'https://aws.amazon.com/lambda/pricing/',
+    'https://aws.amazon.com/step-functions/pricing/',
+  ],
+} as const;
+
+/** The budget: USD per million node executions (a tenth of Step Functions Standard's 25 USD per million transitions). */
+export const TARGET_USD_PER_MILLION_NODES = 2.5;
+
+export interface FunctionMemory {
+  workerMb: number;
+  apiMb: number;
+  streamMb: number;
+  /** Where the figures were read, or why they are assumed. */
+  source: string;
+}
+
+/**
+ * Memory sizes as the CDK stack deploys them: infra/stack.ts gives every
+ * worker and every route without `memoryMb` its DEFAULT_MEMORY_MB. Read
+ * from the source text so the bench follows the stack; falls back to
+ * 256 MB (and says so) if the constant cannot be found.
+ */
+export function functionMemory(repoRoot: string, routeMemoryMb: { run?: number; listen?: number }): FunctionMemory {
+  let defaultMb: number | undefined;
+  let workerUsesDefault = false;
+  try {
+    const text = readFileSync(join(repoRoot, 'infra', 'stack.ts'), 'utf8');
+    const match = /const DEFAULT_MEMORY_MB\s*=\s*(\d+)/.exec(text);
+    defaultMb = match ? Number(match[1]) : undefined;
+    workerUsesDefault = /const workerSpec[\s\S]{0,400}?memoryMb:\s*DEFAULT_MEMORY_MB/.test(text);
+  } catch {
+    defaultMb = undefined;
+  }
+  const fallback = 256;
+  const base = defaultMb ?? fallback;
+  return {
+    workerMb: base,
+    apiMb: routeMemoryMb.run ?? base,
+    streamMb: routeMemoryMb.listen ?? base,
+    source:
+      defaultMb === undefined
+        ? `assumed ${fallback} MB: DEFAULT_MEMORY_MB not found in infra/stack.ts`
+        : `infra/stack.ts DEFAULT_MEMORY_MB = ${defaultMb}${workerUsesDefault ? ' (queue workers always use it)' : ' (worker memory assumed to be the default)'}; routes use their memoryMb from lib/routes.ts, else the default`,
+  };
+}
