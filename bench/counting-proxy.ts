@@ -66,6 +66,8 @@ export interface DynamoCall {
   sizedUnits?: number;
   /** The figure to bill: AWS's rules. */
   awsUnits: number;
+  /** The part of `awsUnits` spent on index copies. */
+  awsIndexUnits: number;
   basis: CapacityBasis;
   /** Writes: table items and index copies written (sizing on), for the minimum-size floor. */
   itemsWritten?: number;
@@ -290,7 +292,7 @@ export async function startCountingProxy(upstream: string, options: DynamoProxyO
       const request = parseJson(body);
       if (!consumedCapacity || !request || !CAPACITY_OPS.has(op)) {
         const exchange = await forward(body);
-        calls.push({ op, startedAt, endedAt: Date.now(), status: exchange.status, request, kind: 'other', consistentRead: false, awsUnits: 0, basis: 'none' });
+        calls.push({ op, startedAt, endedAt: Date.now(), status: exchange.status, request, kind: 'other', consistentRead: false, awsUnits: 0, awsIndexUnits: 0, basis: 'none' });
         return exchange;
       }
       const sized = sizing;
@@ -317,6 +319,7 @@ export async function startCountingProxy(upstream: string, options: DynamoProxyO
         consistentRead,
         ...(local ? { localUnits: local.total, localIndexUnits: local.index } : {}),
         awsUnits: local?.total ?? 0,
+        awsIndexUnits: local?.index ?? 0,
         basis: local ? 'local' : 'none',
       };
 
@@ -327,18 +330,21 @@ export async function startCountingProxy(upstream: string, options: DynamoProxyO
           if (sized) {
             const after = await Promise.all(transaction.map((t) => (t.action === 'Delete' || t.action === 'ConditionCheck' ? undefined : sideGet(t.tableName, t.key))));
             let units = 0;
+            let indexUnits = 0;
             let indexItems = 0;
             transaction.forEach((_, i) => {
               const size = Math.max(itemSize(before?.[i]), itemSize(after[i]));
               units += 2 * writeUnits(size);
               if (hasIndexKeys(before?.[i]) || hasIndexKeys(after[i])) {
-                units += 2 * writeUnits(size);
+                // Index copies of a transactional write counted at 2x too, as DynamoDB Local counts them.
+                indexUnits += 2 * writeUnits(size);
                 indexItems++;
               }
             });
             call.indexItemsWritten = indexItems;
-            call.sizedUnits = units;
-            call.awsUnits = units;
+            call.sizedUnits = units + indexUnits;
+            call.awsUnits = units + indexUnits;
+            call.awsIndexUnits = indexUnits;
             call.basis = 'sized-transaction';
           }
         } else if (SINGLE_WRITES.has(op)) {
@@ -373,6 +379,7 @@ export async function startCountingProxy(upstream: string, options: DynamoProxyO
         }
         if (op === 'Query' && (local?.total ?? 0) === 0) {
           call.awsUnits = consistentRead ? 1 : 0.5;
+          call.awsIndexUnits = 0;
           call.basis = 'minimum-read';
         }
       } else if (errorType === 'ConditionalCheckFailedException' && SINGLE_WRITES.has(op)) {
@@ -386,11 +393,13 @@ export async function startCountingProxy(upstream: string, options: DynamoProxyO
           call.awsUnits = 1;
           call.basis = 'minimum-write';
         }
+        call.awsIndexUnits = 0;
       } else if (errorType === 'TransactionCanceledException' && transaction) {
         call.transactional = true;
         call.itemsWritten = 0;
         call.indexItemsWritten = 0;
         call.awsUnits = before ? before.reduce((sum, item) => sum + 2 * writeUnits(itemSize(item)), 0) : 2 * transaction.length;
+        call.awsIndexUnits = 0;
         call.basis = before ? 'sized-failed-transaction' : 'minimum-write';
       }
       call.endedAt = Date.now();

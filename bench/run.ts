@@ -1,8 +1,14 @@
 /**
  * `npm run bench`: bundle sizes, whole-process cold-start times against a
- * hello-world baseline (and an AWS SDK floor, for context), and DynamoDB
- * round trips per request. Writes docs/benchmarks.md.
+ * hello-world baseline (and an AWS SDK floor, for context), DynamoDB round
+ * trips per request, and the workflow engine's cost per million node
+ * executions, node-to-child latency and SSE listeners (bench/engine.ts, run
+ * in a process of its own). Writes docs/benchmarks.md.
+ *
+ * `npm run bench -- engine` runs only the engine section and prints it;
+ * docs/benchmarks.md is written only by the full run.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cpus, release, totalmem, platform, arch } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -12,6 +18,8 @@ import { ROUTES } from '../lib/routes.js';
 import { bundle, esbuildVersion, writeHelloWorldEntry, writeSdkFloorEntry, type BundleResult, type BundleTarget } from './bundle.js';
 import { measureLoadTimes, nodeModulesFootprint, resourceKind, type LoadStats } from './load-time.js';
 import { measureRoundTrips, type RoundTripResult } from './round-trips.js';
+import type { EngineResults } from './engine.js';
+import { engineConsoleLines, engineSummaryLines, renderEngineSection } from './engine-report.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const REPORT = join(REPO_ROOT, 'docs', 'benchmarks.md');
@@ -21,8 +29,13 @@ const SIZE_BUDGET_KB = 250;
 const LOAD_RATIO_BUDGET = 2;
 /** Fewer samples than this make a median too jumpy to compare against. */
 const MIN_LOAD_RUNS = 11;
-const LOAD_RUNS = Math.max(MIN_LOAD_RUNS, positiveInt(process.env.BENCH_LOAD_RUNS, 25));
+// 20, not more: with every route and worker bundled, each round is ~30 fresh processes, and the whole bench must stay under 5 minutes.
+const LOAD_RUNS = Math.max(MIN_LOAD_RUNS, positiveInt(process.env.BENCH_LOAD_RUNS, 20));
 const REQUESTS = positiveInt(process.env.BENCH_REQUESTS, 20);
+/** Workflow requests per shape for the engine's cost and latency runs, and SSE listeners. */
+const ENGINE_RUNS = positiveInt(process.env.BENCH_ENGINE_RUNS, 20);
+const SSE_LISTENERS = positiveInt(process.env.BENCH_SSE_LISTENERS, 100);
+const ENGINE_ONLY = process.argv.slice(2).includes('engine');
 
 /** The one route bundled a second time with the AWS SDK in: the trade-off row. */
 const SDK_BUNDLED_ROUTE = 'ApiTokensList';
@@ -199,8 +212,9 @@ function renderReport(input: {
   sdkBundled?: BundleResult;
   analysis: LoadAnalysis;
   trips: RoundTripResult[];
+  engine: EngineResults;
 }): string {
-  const { bundles, hello, floor, sdkBundled, analysis: a, trips } = input;
+  const { bundles, hello, floor, sdkBundled, analysis: a, trips, engine } = input;
   const cpu = cpus();
   const lines: string[] = [];
   const out = (s = '') => lines.push(s);
@@ -213,15 +227,16 @@ function renderReport(input: {
   out();
   out(`- Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}${cpu[0]?.speed ? ` (${cpu[0].speed} MHz)` : ''}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${platform()} ${release()} ${arch()}`);
   out(`- Node ${process.version} (the Lambda functions run on Node 22; bundles target node22), esbuild ${esbuildVersion}, AWS SDK (\`@aws-sdk/client-dynamodb\`) ${sdkVersion()} from node_modules`);
-  out(`- Load-time samples per bundle: ${LOAD_RUNS}; requests per round-trip case: ${REQUESTS}`);
+  out(`- Load-time samples per bundle: ${LOAD_RUNS}; requests per round-trip case: ${REQUESTS}; workflow requests per engine shape: ${engine.runsPerShape}; SSE listeners: ${SSE_LISTENERS}`);
   out();
-  out('Machines are noisy and this one is not Lambda. Absolute milliseconds are context only; the claims are the byte counts, the round-trip counts, and load-time **ratios** against baselines measured in the same run.');
+  out('Machines are noisy and this one is not Lambda. Absolute milliseconds are context only; the claims are the byte counts, the round-trip counts, load-time and latency **ratios** against baselines measured in the same run, and the engine\'s counted request units priced at AWS list prices.');
   out();
   out('## Summary');
   out();
   out(`- Bundle size (≤ ${SIZE_BUDGET_KB} KB): ${sizeFailing.length ? `**${sizeFailing.length} of ${bundles.length} functions FAIL** (${sizeFailing.map((b) => b.name).join(', ')})` : `all ${bundles.length} functions pass`}.`);
   out(`- Load time: ${a.failing.length ? `**${loadVerdict(a)}**` : loadVerdict(a)} The AWS SDK alone (sdk-floor) is ${fmtX(a.floor.vsHello)} hello-world; see section 2.`);
   out(`- DynamoDB round trips per request: ${tripsFailing.length ? `**${tripsFailing.length} of ${trips.length} cases FAIL** (${tripsFailing.map((t) => t.request).join('; ')})` : `all ${trips.length} cases pass`}.`);
+  for (const line of engineSummaryLines(engine)) out(`- ${line}; see section 4.`);
   out();
   out('`npm run bench` exits 0 whether or not budgets pass; it fails only if a measurement cannot be made.');
   out();
@@ -304,7 +319,7 @@ function renderReport(input: {
   if (others.length) out(`Also left running: ${others.map(([kind, set]) => `${kind}: ${[...set].join(', ')}`).join('; ')}.`);
   out();
   out(
-    `**How measured.** Each sample is a fresh \`node\` process (the Node running the bench, ${process.version}, with a clean environment: no \`NODE_OPTIONS\`, no tsx) running a small loader that does \`await import(<bundle file URL>)\`, checks that the module exports a \`handler\` function, prints, and is left to exit on its own when its event loop drains (no \`process.exit()\`). The whole-process time, the budgeted figure, is measured by the bench around \`spawnSync\`: spawn, Node start-up, loader, import (reading, parsing, linking and evaluating the bundle's top level, and loading the external AWS SDK from \`node_modules\`), whatever the import left pending, and exit; the cost of the spawn itself is the same for every bundle. The import-only time is \`performance.now()\` taken in the child immediately before and after the \`await import()\`. The environment holds harmless values (\`TABLE_NAME\`, \`AWS_REGION\`, dummy credentials, endpoints on a closed local port); handlers create their clients without connecting. There are ${LOAD_RUNS} recorded rounds after one unrecorded warm-up round; every round loads every bundle (functions, both baselines${a.sdkBundled ? ' and the bundled-SDK variant' : ''}) once, in a freshly shuffled order, so the baselines share the machine's drift. The table gives medians per bundle and their ratios to the baselines' medians. Lambda's own runtime start (its runtime client on top of Node 22) is not reproduced here, and the SDK the runtime provides may be another version than the one in node_modules.`,
+    `**How measured.** Each sample is a fresh \`node\` process (the Node running the bench, ${process.version}, with a clean environment: no \`NODE_OPTIONS\`, no tsx) running a small loader that defines a stand-in for the \`awslambda\` global the Lambda runtime provides (a response-streaming handler calls \`awslambda.streamifyResponse\` at module scope), then does \`await import(<bundle file URL>)\`, checks that the module exports a \`handler\` function, prints, and is left to exit on its own when its event loop drains (no \`process.exit()\`). The whole-process time, the budgeted figure, is measured by the bench around \`spawnSync\`: spawn, Node start-up, loader, import (reading, parsing, linking and evaluating the bundle's top level, and loading the external AWS SDK from \`node_modules\`), whatever the import left pending, and exit; the cost of the spawn itself is the same for every bundle. The import-only time is \`performance.now()\` taken in the child immediately before and after the \`await import()\`. The environment holds harmless values (\`TABLE_NAME\`, \`AWS_REGION\`, dummy credentials, endpoints on a closed local port); handlers create their clients without connecting. There are ${LOAD_RUNS} recorded rounds after one unrecorded warm-up round; every round loads every bundle (functions, both baselines${a.sdkBundled ? ' and the bundled-SDK variant' : ''}) once, in a freshly shuffled order, so the baselines share the machine's drift. The table gives medians per bundle and their ratios to the baselines' medians. Lambda's own runtime start (its runtime client on top of Node 22) is not reproduced here, and the SDK the runtime provides may be another version than the one in node_modules.`,
   );
   out();
 
@@ -321,17 +336,60 @@ function renderReport(input: {
   out();
   out(`**How measured.** DynamoDB Local is started with \`startDynamoDbLocal\` (lib/local/emulators.ts) and put behind a counting HTTP proxy (bench/counting-proxy.ts) on 127.0.0.1 that forwards every request unchanged and records its \`X-Amz-Target\` header, so each DynamoDB API call, SDK retries included, counts once. The local stack (\`startLocalStack\`, lib/local/stack.ts, on a free port) gets the proxy as its DynamoDB endpoint, so the real handler code runs through the local API gateway. An account is created with the operator command \`account:create\` (pro plan, 10 USD), a session is opened with \`POST /v1/auth/login\` and a token minted with \`POST /v1/api-tokens\` and that session cookie. For each case, one unrecorded request loads the handler, the counter is reset, ${REQUESTS} requests are sent one after another, and the total (read 200 ms after the last answer, so work a handler leaves running after answering is caught) is divided by ${REQUESTS}. "Min / max" are per-request counts. A case also fails if any answer has another status than the one shown as expected (${trips.map((t) => `${t.expectedStatus} for ${t.request}`).join('; ')}).`);
   out();
+  for (const line of renderEngineSection(engine, 4)) out(line);
   return lines.join('\n');
+}
+
+let engineChild: ChildProcess | undefined;
+
+/**
+ * The engine section in a process of its own: handler modules keep the
+ * clients of the first stack that loaded them, so it cannot share this
+ * process with the round-trip stack.
+ */
+async function runEngine(work: string): Promise<EngineResults> {
+  const out = join(work, 'engine.json');
+  log(`workflow engine: ${ENGINE_RUNS} requests per shape, latency, ${SSE_LISTENERS} SSE listeners (bench/engine.ts, own process)`);
+  await new Promise<void>((resolvePromise, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(REPO_ROOT, 'bench', 'engine.ts'), '--out', out, '--runs', String(ENGINE_RUNS), '--listeners', String(SSE_LISTENERS)],
+      { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit'], env: process.env },
+    );
+    engineChild = child;
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      engineChild = undefined;
+      if (code === 0) resolvePromise();
+      else reject(new Error(`bench/engine.ts exited with ${code ?? signal}`));
+    });
+  });
+  return JSON.parse(readFileSync(out, 'utf8')) as EngineResults;
+}
+
+async function engineOnly(): Promise<void> {
+  mkdirSync(join(REPO_ROOT, '.bench'), { recursive: true });
+  const work = mkdtempSync(join(REPO_ROOT, '.bench', 'engine-'));
+  try {
+    const engine = await runEngine(work);
+    console.log(`\n${renderEngineSection(engine, 4).join('\n')}`);
+    console.log(engineConsoleLines(engine).join('\n'));
+    console.log(`\n(Engine section only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 async function main(): Promise<void> {
   const started = new Date();
   const t0 = performance.now();
   const watchdog = setTimeout(() => {
-    console.error('[bench] still running after 5 minutes; giving up.');
-    process.exit(2);
-  }, 300_000);
+    console.error('[bench] still running after 6 minutes; giving up.');
+    engineChild?.kill('SIGTERM');
+    setTimeout(() => process.exit(2), 5_000).unref();
+  }, 360_000);
   watchdog.unref();
+  if (ENGINE_ONLY) return engineOnly();
 
   // Inside the repository so bundles resolve the external AWS SDK from node_modules.
   mkdirSync(join(REPO_ROOT, '.bench'), { recursive: true });
@@ -357,9 +415,11 @@ async function main(): Promise<void> {
     log(`counting DynamoDB round trips (${REQUESTS} requests per case)`);
     const trips = await measureRoundTrips(REQUESTS, log);
 
+    const engine = await runEngine(work);
+
     const seconds = (performance.now() - t0) / 1000;
     mkdirSync(dirname(REPORT), { recursive: true });
-    writeFileSync(REPORT, renderReport({ started, seconds, bundles, hello, floor, ...(sdkBundled ? { sdkBundled } : {}), analysis, trips }));
+    writeFileSync(REPORT, renderReport({ started, seconds, bundles, hello, floor, ...(sdkBundled ? { sdkBundled } : {}), analysis, trips, engine }));
 
     const sizeFailing = bundles.filter((b) => kb(b.bytes) > SIZE_BUDGET_KB);
     console.log(`\nBundle size (budget ≤ ${SIZE_BUDGET_KB} KB):`);
@@ -395,6 +455,9 @@ async function main(): Promise<void> {
     console.log(`  bundle size   ${sizeFailing.length ? `FAIL (${sizeFailing.length} of ${bundles.length})` : `pass (${bundles.length} of ${bundles.length})`}`);
     console.log(`  load time     ${a.failing.length ? `FAIL (${a.failing.length} of ${a.functions.length})` : `pass (${a.functions.length} of ${a.functions.length})`}`);
     console.log(`  round trips   ${tripsFailing.length ? `FAIL (${tripsFailing.length} of ${trips.length})` : `pass (${trips.length} of ${trips.length})`}`);
+    const engineFailing = engine.shapes.filter((s) => s.perMillion.total > engine.target);
+    console.log(`  engine cost   ${engineFailing.length ? `FAIL (${engineFailing.length} of ${engine.shapes.length} shapes over ${engine.target.toFixed(2)} USD per million nodes)` : `pass (${engine.shapes.length} of ${engine.shapes.length})`}`);
+    console.log(`\n${engineConsoleLines(engine).join('\n')}`);
     console.log(`\nWrote ${REPORT} in ${seconds.toFixed(0)} s.`);
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { equalityFilter, guardedSet } from './expressions.js';
 import { keys, ttlFromDate } from './keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from './table.js';
@@ -36,7 +36,6 @@ export interface WorkflowRequest {
   completed_at: string | null;
   created_at: string;
   node_count: number;
-  open_nodes: number;
   /** Internal: the node of the parent request this child runs for, and how deep it is nested. */
   parent_node_id?: string | null;
   depth?: number;
@@ -78,15 +77,6 @@ const strip = <T extends Record<string, unknown>>(item: T): T => {
 
 export function workflowRequestsRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;
-
-  const requestDecrement = (requestId: string) => ({
-    Update: {
-      TableName: tableName,
-      Key: keys.workflowRequest(requestId),
-      UpdateExpression: 'ADD open_nodes :minus',
-      ExpressionAttributeValues: { ':minus': -1 },
-    },
-  });
 
   return {
     /**
@@ -191,9 +181,10 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
     },
 
     /**
-     * Moves a node to a terminal state and counts it off the request in one
-     * transaction: the node's own status is the guard, so a redelivered
-     * message can never count a node twice.
+     * Moves a node to a terminal state under a condition on its current
+     * status (and attempt): one conditional write. The status is the guard,
+     * so a redelivered message can never settle a node twice. Whether the
+     * request is done is read afterwards (`hasOpenNodes`), not counted.
      */
     async settleNode(
       requestId: string,
@@ -211,20 +202,13 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       }
       try {
         await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: tableName,
-                  Key: keys.nodeExecution(requestId, nodeId),
-                  UpdateExpression: update,
-                  ConditionExpression: condition,
-                  ExpressionAttributeNames: names,
-                  ExpressionAttributeValues: values,
-                },
-              },
-              requestDecrement(requestId),
-            ],
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.nodeExecution(requestId, nodeId),
+            UpdateExpression: update,
+            ConditionExpression: condition,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
           }),
         );
         return true;
@@ -232,6 +216,34 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
         if (isConditionFailure(error)) return false;
         throw error;
       }
+    },
+
+    /**
+     * Whether any node of the request is still open. Strongly consistent and
+     * read after the caller's own settle: of two nodes settling at once, the
+     * one whose write lands last sees the other's, so the request is always
+     * finished by someone.
+     */
+    async hasOpenNodes(requestId: string): Promise<boolean> {
+      const prefix = keys.nodeExecutionPrefix(requestId);
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            FilterExpression: '#status IN (:a, :b, :c, :d)',
+            ProjectionExpression: 'sk',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix, ':a': 'pending', ':b': 'in_progress', ':c': 'blocked', ':d': 'waiting' },
+            ExclusiveStartKey: startKey,
+            ConsistentRead: true,
+          }),
+        );
+        if ((page.Items ?? []).length > 0) return true;
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return false;
     },
 
     /**
@@ -309,26 +321,6 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
         }),
       );
       return event;
-    },
-
-    /** Events after `afterSeq`, in order, skipping any whose TTL has passed. */
-    async listEvents(requestId: string, afterSeq: number, limit = 100): Promise<RequestEvent[]> {
-      const { Items } = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND sk > :after',
-          FilterExpression: '#ttl > :now',
-          ExpressionAttributeNames: { '#ttl': 'ttl' },
-          ExpressionAttributeValues: {
-            ':pk': keys.requestEvent(requestId, 0).pk,
-            ':after': keys.requestEvent(requestId, afterSeq).sk,
-            ':now': Math.floor(Date.now() / 1000),
-          },
-          Limit: limit,
-          ConsistentRead: true,
-        }),
-      );
-      return (Items ?? []).filter((i) => String(i.sk).startsWith('EVENT#')).map((i) => ({ seq: Number(i.seq), created_at: i.created_at as string, data: i.data as RequestEvent['data'] }));
     },
 
     /** An account's requests, newest first, with optional filters. */

@@ -41,10 +41,38 @@ const isTerminalNode = (status: NodeStatus) => (NODE_TERMINAL as readonly string
 const isTerminalRequest = (status: string) => (REQUEST_TERMINAL as readonly string[]).includes(status);
 const OPEN_NODE_STATES: NodeStatus[] = ['pending', 'blocked', 'in_progress', 'waiting'];
 
+// Versions are immutable: one read per container and version is enough.
+const versionCache = new Map<string, Graph>();
+
 async function loadGraph(deps: EngineDeps, request: WorkflowRequest): Promise<Graph> {
+  const cacheKey = `${request.account_id}/${request.workflow_version_id}`;
+  const cached = versionCache.get(cacheKey);
+  if (cached) return cached;
   const version = await deps.versions.getVersion(request.account_id, request.workflow_version_id);
   if (!version) throw new Error(`version ${request.workflow_version_id} of request ${request.id} is gone`);
-  return graphOf(version.id, version.definition);
+  const graph = graphOf(version.id, version.definition);
+  versionCache.set(cacheKey, graph);
+  return graph;
+}
+
+/**
+ * Node types that compute a pure function of their input in-process. Without
+ * a retry policy they run without a claim (two deliveries computing the same
+ * result is harmless; the settle's condition lets one win) and, when a parent
+ * finishes, inline in the same invocation instead of a queue round trip.
+ */
+const PURE_TYPES = new Set<string>(['transform', 'condition']);
+const isPure = (definition: WorkflowNode | undefined): definition is WorkflowNode => !!definition && PURE_TYPES.has(definition.type) && !definition.retry;
+/** Inline work stops this long before the invocation's deadline; the rest goes to the queue. */
+const INLINE_MARGIN_MS = 10_000;
+
+async function markRequestStarted(deps: EngineDeps, request: WorkflowRequest, at: string): Promise<void> {
+  if (request.status !== 'pending') return;
+  const started = await deps.requests.transitionRequest(request.id, ['pending'], { status: 'in_progress', started_at: at });
+  if (started) {
+    request.status = 'in_progress';
+    await deps.requests.appendEvent(request.id, { workflow_request: requestEventView(started) });
+  }
 }
 
 async function nodeInput(deps: EngineDeps, request: WorkflowRequest, graph: Graph, nodeId: string): Promise<Record<string, unknown>> {
@@ -67,7 +95,7 @@ async function nodeInput(deps: EngineDeps, request: WorkflowRequest, graph: Grap
  * work done (and only re-runs the idempotent propagation to children) or
  * loses the race and changes nothing.
  */
-export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline: () => number): Promise<void> {
+export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline: () => number, inline = false): Promise<void> {
   const request = await deps.requests.get(task.request_id);
   const node = request && (await deps.requests.getNode(task.request_id, task.node_id));
   if (!request || !node) return;
@@ -78,18 +106,24 @@ export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline
     return;
   }
   if (isTerminalNode(node.status)) {
-    await afterSettled(deps, request, graph, node);
+    await afterSettled(deps, request, graph, node, deadline);
     return;
   }
   if (node.status === 'waiting') {
     const resumed = await resumeApproval(deps, request, node);
-    if (resumed) await afterSettled(deps, request, graph, resumed);
+    if (resumed) await afterSettled(deps, request, graph, resumed, deadline);
     return;
   }
-  if (node.status === 'blocked') return;
+  // A blocked node is only run inline, by the parent that made it ready.
+  if (node.status === 'blocked' && !inline) return;
   if (node.status === 'in_progress' && node.child_request_id) {
     const settled = await resumeChild(deps, request, node);
-    if (settled) await afterSettled(deps, request, graph, settled);
+    if (settled) await afterSettled(deps, request, graph, settled, deadline);
+    return;
+  }
+  const pureDefinition = graph.nodes.get(node.node_id);
+  if (isPure(pureDefinition) && node.status !== 'in_progress') {
+    await runPure(deps, request, graph, pureDefinition, node, deadline);
     return;
   }
 
@@ -111,8 +145,7 @@ export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline
   );
   if (!claimed) throw new RetryLater(`node ${node.node_id} was claimed by another delivery`);
   await emitNode(deps, claimed);
-  const started = await deps.requests.transitionRequest(request.id, ['pending'], { status: 'in_progress', started_at: new Date(now).toISOString() });
-  if (started) await deps.requests.appendEvent(request.id, { workflow_request: requestEventView(started) });
+  await markRequestStarted(deps, request, new Date(now).toISOString());
 
   if (definition.type === 'approval') {
     await openApproval(deps, request, definition, claimed);
@@ -145,7 +178,34 @@ export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline
   if (!settled) return; // Stopped meanwhile, or the lease was taken over: that delivery owns the node.
   const done = { ...claimed, status: 'completed' as const, output_data: output, completed_at: completedAt };
   await emitNode(deps, done);
-  await afterSettled(deps, request, graph, done);
+  await afterSettled(deps, request, graph, done, deadline);
+}
+
+/**
+ * A pure node (PURE_TYPES, no retry policy): computed, then settled straight
+ * from pending (or blocked, when run inline) to completed or failed in one
+ * conditional write. Its stream shows that one change.
+ */
+async function runPure(deps: EngineDeps, request: WorkflowRequest, graph: Graph, definition: WorkflowNode, node: NodeExecution, deadline: () => number) {
+  const startedAt = new Date().toISOString();
+  await markRequestStarted(deps, request, startedAt);
+  const input = await nodeInput(deps, request, graph, node.node_id);
+  const budget = deadline();
+  const timeoutMs = Math.max(1, Math.min(definition.timeout_ms ?? 300_000, budget - Math.min(5_000, budget / 5)));
+  const attempt = node.attempt_count + 1;
+  let set: Partial<NodeExecution> & { status: 'completed' | 'failed' };
+  try {
+    const output = await runWithTimeout(definition, input, timeoutMs, request, { ...node, input_data: input, attempt_count: attempt });
+    if (outputTooLarge(output)) throw new NodeFailure('output_too_large', `The node output exceeds ${MAX_OUTPUT_BYTES} bytes of JSON.`, false);
+    set = { status: 'completed', input_data: input, output_data: output, attempt_count: attempt, started_at: startedAt, completed_at: new Date().toISOString() };
+  } catch (error) {
+    const failure = error instanceof NodeFailure ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The node failed unexpectedly.' };
+    set = { status: 'failed', input_data: input, error: failure, attempt_count: attempt, started_at: startedAt, failed_at: new Date().toISOString() };
+  }
+  if (!(await deps.requests.settleNode(request.id, node.node_id, ['pending', 'blocked'], set, node.attempt_count))) return;
+  const settled = { ...node, ...set };
+  await emitNode(deps, settled);
+  await afterSettled(deps, request, graph, settled, deadline);
 }
 
 async function runWithTimeout(
@@ -187,7 +247,7 @@ async function handleFailure(deps: EngineDeps, request: WorkflowRequest, graph: 
   if (!(await deps.requests.settleNode(request.id, node.node_id, ['in_progress'], { status: 'failed', error: failure, failed_at: failedAt }, node.attempt_count))) return;
   const failed = { ...node, status: 'failed' as const, error: failure, failed_at: failedAt };
   await emitNode(deps, failed);
-  await afterSettled(deps, request, graph, failed);
+  await afterSettled(deps, request, graph, failed, () => 0);
 }
 
 /** Settles a node that never finished (request stopped or failed, or dead-lettered). */
@@ -207,45 +267,54 @@ type FinishDeps = Pick<EngineDeps, 'requests'> & Partial<Pick<EngineDeps, 'inter
  * What follows a node reaching a terminal state; safe to run again for the
  * same node. A failed node fails the request. Otherwise each child learns
  * that this parent is done (and whether its edge was taken); a child whose
- * parents are all done runs if any parent activated it, else is skipped,
- * which propagates in turn. Then the request completes if nothing is open.
+ * parents are all done runs if any parent activated it (pure nodes inline,
+ * others through the queue), else is skipped, which propagates in turn.
+ * Children already settled are walked too: on a replay after a crash this
+ * re-dispatches whatever the crash left pending. When nothing was made
+ * ready, the request completes if no node is open any more.
  */
-async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: Graph, node: NodeExecution): Promise<void> {
+async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: Graph, node: NodeExecution, deadline: () => number): Promise<void> {
   if (node.status === 'failed') {
     await finishRequest(deps, request.id, 'failed', node.error ?? { code: 'node_failed', message: `Node ${node.node_id} failed.` });
     return;
   }
   if (node.status === 'stopped') return;
-  const ready: NodeTask[] = [];
-  const queue: NodeExecution[] = [node];
-  while (queue.length > 0) {
-    const parent = queue.shift()!;
+  const queued: NodeTask[] = [];
+  const inline: string[] = [];
+  const visited = new Set<string>([node.node_id]);
+  const walk: NodeExecution[] = [node];
+  while (walk.length > 0) {
+    const parent = walk.shift()!;
     for (const edge of graph.children.get(parent.node_id) ?? []) {
       const activated = parent.status === 'completed' && (await edgeTaken(edge.when, parent.input_data ?? {}));
       const child = await deps.requests.markParentDone(request.id, edge.to, parent.node_id, activated);
       if (child.status === 'pending') {
-        ready.push({ request_id: request.id, node_id: child.node_id }); // A replay: the first enqueue may have been lost.
-        continue;
-      }
-      if (child.status !== 'blocked' || (child.done_parents?.size ?? 0) < child.parent_count) continue;
-      if ((child.activated_by?.size ?? 0) > 0) {
-        if (await deps.requests.transitionNode(request.id, child.node_id, ['blocked'], { status: 'pending' })) {
-          await emitNode(deps, { ...child, status: 'pending' });
+        queued.push({ request_id: request.id, node_id: child.node_id }); // A replay: the first enqueue may have been lost.
+      } else if (child.status === 'completed' || child.status === 'skipped') {
+        if (!visited.has(child.node_id)) walk.push(child);
+      } else if (child.status === 'blocked' && (child.done_parents?.size ?? 0) >= child.parent_count) {
+        if ((child.activated_by?.size ?? 0) === 0) {
+          const skippedAt = new Date().toISOString();
+          if (await deps.requests.settleNode(request.id, child.node_id, ['blocked'], { status: 'skipped', completed_at: skippedAt })) {
+            const skipped = { ...child, status: 'skipped' as const, completed_at: skippedAt };
+            await emitNode(deps, skipped);
+            walk.push(skipped);
+          }
+        } else if (isPure(graph.nodes.get(child.node_id)) && deadline() > INLINE_MARGIN_MS) {
+          inline.push(child.node_id);
+        } else {
+          if (await deps.requests.transitionNode(request.id, child.node_id, ['blocked'], { status: 'pending' })) await emitNode(deps, { ...child, status: 'pending' });
+          queued.push({ request_id: request.id, node_id: child.node_id });
         }
-        ready.push({ request_id: request.id, node_id: child.node_id });
-      } else {
-        const skippedAt = new Date().toISOString();
-        if (await deps.requests.settleNode(request.id, child.node_id, ['blocked'], { status: 'skipped', completed_at: skippedAt })) {
-          const skipped = { ...child, status: 'skipped' as const, completed_at: skippedAt };
-          await emitNode(deps, skipped);
-          queue.push(skipped);
-        }
       }
+      visited.add(child.node_id);
     }
   }
-  if (ready.length > 0) await deps.enqueue(ready);
-  const current = await deps.requests.get(request.id);
-  if (current && current.open_nodes <= 0) await finishRequest(deps, request.id, 'completed', null);
+  if (queued.length > 0) await deps.enqueue(queued);
+  for (const nodeId of inline) await processNodeTask({ request_id: request.id, node_id: nodeId }, deps, deadline, true);
+  if (queued.length === 0 && inline.length === 0 && !(await deps.requests.hasOpenNodes(request.id))) {
+    await finishRequest(deps, request.id, 'completed', null);
+  }
 }
 
 /**

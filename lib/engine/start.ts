@@ -109,7 +109,6 @@ export async function startRequest(deps: StartDeps, accountId: string, input: St
     completed_at: null,
     created_at: now,
     node_count: nodes.length,
-    open_nodes: nodes.filter((n) => n.status !== 'skipped').length,
     parent_node_id: parent?.nodeId ?? null,
     depth: parent ? parent.depth : 0,
   };

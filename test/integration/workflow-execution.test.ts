@@ -197,9 +197,6 @@ describe('workflow execution on SQS workers', () => {
     await settled(id);
     await repo.transitionNode(id, a.id, ['completed'], { status: 'in_progress', lease_expires_at: Date.now() - 1, output_data: null });
     await repo.transitionRequest(id, ['completed'], { status: 'in_progress', completed_at: null });
-    await stack.table.db.send(
-      new (await import('@aws-sdk/lib-dynamodb')).UpdateCommand({ TableName: stack.tableName, Key: keys.workflowRequest(id), UpdateExpression: 'SET open_nodes = :one', ExpressionAttributeValues: { ':one': 1 } }),
-    );
     await sqs.send(new SendMessageCommand({ QueueUrl: stack.queues[0]!.url, MessageBody: JSON.stringify({ request_id: id, node_id: a.id }) }));
     const tree = await settled(id);
     assert.equal(tree.workflow_request.status, 'completed');
@@ -217,7 +214,7 @@ describe('workflow execution on SQS workers', () => {
       {
         id, account_id: user.accountId, workflow_id: randomUUID(), workflow_version_id: randomUUID(), entry_node_ids: [nodeId], user_id: user.accountId,
         billing_user_id: user.accountId, parent_node_execution_id: null, parent_workflow_request_id: id, chat_id: null, status: 'pending', payload: {},
-        query: null, metadata: null, error: null, started_at: null, completed_at: null, created_at: now, node_count: 1, open_nodes: 1,
+        query: null, metadata: null, error: null, started_at: null, completed_at: null, created_at: now, node_count: 1,
       },
       [{ id: randomUUID(), workflow_request_id: id, node_id: nodeId, node_type: 'transform', workflow_version_id: randomUUID(), status: 'pending', input_data: null, output_data: null, attempt_count: 0, error: null, parent_count: 0, created_at: now, started_at: null, completed_at: null, failed_at: null }],
     );
