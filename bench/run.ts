@@ -8,7 +8,7 @@
  * `npm run bench -- engine` runs only the engine section and prints it;
  * docs/benchmarks.md is written only by the full run.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cpus, release, totalmem, platform, arch } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -67,6 +67,15 @@ function sdkVersion(): string {
   } catch {
     return 'unknown';
   }
+}
+
+/** The code measured: the commit, and how many files differ from it (others may be editing while the bench runs). */
+function codeRevision(): string {
+  const git = (args: string[]) => spawnSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' });
+  const head = git(['rev-parse', '--short', 'HEAD']);
+  if (head.status !== 0) return 'not a git checkout';
+  const dirty = git(['status', '--porcelain', '--', 'lib', 'functions', 'infra', 'bench']).stdout.split('\n').filter(Boolean).length;
+  return `commit ${head.stdout.trim()}${dirty ? ` plus ${dirty} uncommitted file${dirty === 1 ? '' : 's'} under lib/, functions/, infra/ or bench/ at the start of the run` : ''}`;
 }
 
 function targets(): BundleTarget[] {
@@ -213,6 +222,7 @@ function renderReport(input: {
   analysis: LoadAnalysis;
   trips: RoundTripResult[];
   engine: EngineResults;
+  revision: string;
 }): string {
   const { bundles, hello, floor, sdkBundled, analysis: a, trips, engine } = input;
   const cpu = cpus();
@@ -227,6 +237,7 @@ function renderReport(input: {
   out();
   out(`- Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}${cpu[0]?.speed ? ` (${cpu[0].speed} MHz)` : ''}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${platform()} ${release()} ${arch()}`);
   out(`- Node ${process.version} (the Lambda functions run on Node 22; bundles target node22), esbuild ${esbuildVersion}, AWS SDK (\`@aws-sdk/client-dynamodb\`) ${sdkVersion()} from node_modules`);
+  out(`- Code: ${input.revision}`);
   out(`- Load-time samples per bundle: ${LOAD_RUNS}; requests per round-trip case: ${REQUESTS}; workflow requests per engine shape: ${engine.runsPerShape}; SSE listeners: ${SSE_LISTENERS}`);
   out();
   out('Machines are noisy and this one is not Lambda. Absolute milliseconds are context only; the claims are the byte counts, the round-trip counts, load-time and latency **ratios** against baselines measured in the same run, and the engine\'s counted request units priced at AWS list prices.');
@@ -382,6 +393,7 @@ async function engineOnly(): Promise<void> {
 
 async function main(): Promise<void> {
   const started = new Date();
+  const revision = codeRevision();
   const t0 = performance.now();
   const watchdog = setTimeout(() => {
     console.error('[bench] still running after 6 minutes; giving up.');
@@ -419,7 +431,7 @@ async function main(): Promise<void> {
 
     const seconds = (performance.now() - t0) / 1000;
     mkdirSync(dirname(REPORT), { recursive: true });
-    writeFileSync(REPORT, renderReport({ started, seconds, bundles, hello, floor, ...(sdkBundled ? { sdkBundled } : {}), analysis, trips, engine }));
+    writeFileSync(REPORT, renderReport({ started, seconds, bundles, hello, floor, ...(sdkBundled ? { sdkBundled } : {}), analysis, trips, engine, revision }));
 
     const sizeFailing = bundles.filter((b) => kb(b.bytes) > SIZE_BUDGET_KB);
     console.log(`\nBundle size (budget ≤ ${SIZE_BUDGET_KB} KB):`);

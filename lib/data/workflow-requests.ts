@@ -219,31 +219,40 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
     },
 
     /**
-     * Whether any node of the request is still open. Strongly consistent and
-     * read after the caller's own settle: of two nodes settling at once, the
-     * one whose write lands last sees the other's, so the request is always
-     * finished by someone.
+     * What the node states say about the request: `open` while any node is
+     * open, else the outcome (a failed node fails it, a stopped one means it
+     * was stopped). Strongly consistent and read after the caller's own
+     * settle: of two nodes settling at once, the one whose write lands last
+     * sees the other's, so the request is always finished by someone, and
+     * every reader agrees on the outcome.
      */
-    async hasOpenNodes(requestId: string): Promise<boolean> {
+    async outcome(requestId: string): Promise<{ state: 'open' } | { state: 'completed' | 'stopped' } | { state: 'failed'; error: FailureInfo }> {
       const prefix = keys.nodeExecutionPrefix(requestId);
       let startKey: Record<string, unknown> | undefined;
+      let failed: FailureInfo | undefined;
+      let stopped = false;
       do {
         const page = await db.send(
           new QueryCommand({
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            FilterExpression: '#status IN (:a, :b, :c, :d)',
-            ProjectionExpression: 'sk',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix, ':a': 'pending', ':b': 'in_progress', ':c': 'blocked', ':d': 'waiting' },
+            ProjectionExpression: '#status, #error, node_id',
+            ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+            ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
             ExclusiveStartKey: startKey,
             ConsistentRead: true,
           }),
         );
-        if ((page.Items ?? []).length > 0) return true;
+        for (const item of page.Items ?? []) {
+          const status = item.status as NodeStatus;
+          if (!(NODE_TERMINAL as readonly string[]).includes(status)) return { state: 'open' };
+          if (status === 'failed') failed ??= (item.error as FailureInfo | null) ?? { code: 'node_failed', message: `Node ${String(item.node_id)} failed.` };
+          if (status === 'stopped') stopped = true;
+        }
         startKey = page.LastEvaluatedKey;
       } while (startKey);
-      return false;
+      if (failed) return { state: 'failed', error: failed };
+      return { state: stopped ? 'stopped' : 'completed' };
     },
 
     /**

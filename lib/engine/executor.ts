@@ -312,8 +312,9 @@ async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: G
   }
   if (queued.length > 0) await deps.enqueue(queued);
   for (const nodeId of inline) await processNodeTask({ request_id: request.id, node_id: nodeId }, deps, deadline, true);
-  if (queued.length === 0 && inline.length === 0 && !(await deps.requests.hasOpenNodes(request.id))) {
-    await finishRequest(deps, request.id, 'completed', null);
+  if (queued.length === 0 && inline.length === 0) {
+    const outcome = await deps.requests.outcome(request.id);
+    if (outcome.state !== 'open') await finishRequest(deps, request.id, outcome.state, outcome.state === 'failed' ? outcome.error : null);
   }
 }
 

@@ -142,7 +142,7 @@ describe('workflow execution on SQS workers', () => {
     const other = transform('other', '2');
     const v = await version([a, bad, c, other], [{ from: a.id, to: bad.id }, { from: bad.id, to: c.id }, { from: a.id, to: other.id }]);
     const tree = await settled(await run(v));
-    assert.equal(tree.workflow_request.status, 'failed');
+    assert.equal(tree.workflow_request.status, 'failed', JSON.stringify(tree));
     assert.equal(tree.workflow_request.error?.code, 'expression_error');
     const nodes = byName(tree, [a, bad, c, other]);
     assert.equal(nodes.bad!.status, 'failed');
