@@ -305,10 +305,13 @@ export class WorkflowServiceStack extends Stack {
       this.queues.set(definition.name, { queue, dlq, worker, deadLetterWorker });
     }
 
-    // Every function gets every QUEUE_URL_*, so every function may send to
-    // every queue (RouteDefinition does not say which routes enqueue).
+    // Only routes marked `sends` and the workers may send to the queues.
+    const senders = [
+      ...routes.filter((r) => r.sends && !r.streaming).map((r) => this.routeFunctions.get(r.id)!),
+      ...[...this.queues.values()].flatMap((q) => (q.deadLetterWorker ? [q.worker, q.deadLetterWorker] : [q.worker])),
+    ];
     for (const { queue } of queueResources) {
-      for (const fn of this.allFunctions) queue.grantSendMessages(fn);
+      for (const fn of senders) queue.grantSendMessages(fn);
     }
 
     // --- Outputs --------------------------------------------------------------

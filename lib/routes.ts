@@ -48,7 +48,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   { id: 'WorkflowRequestsList', method: 'GET', path: '/v1/workflow-requests', entry: 'functions/workflow-requests/list.ts', table: 'read' },
   { id: 'WorkflowRequestsGet', method: 'GET', path: '/v1/workflow-requests/{id}', entry: 'functions/workflow-requests/get.ts', table: 'read' },
   { id: 'WorkflowRequestsTree', method: 'GET', path: '/v1/workflow-requests/{id}/tree', entry: 'functions/workflow-requests/tree.ts', table: 'read' },
-  { id: 'WorkflowRequestsStop', method: 'POST', path: '/v1/workflow-requests/{id}/stop', entry: 'functions/workflow-requests/stop.ts', table: 'readwrite' },
+  { id: 'WorkflowRequestsStop', method: 'POST', path: '/v1/workflow-requests/{id}/stop', entry: 'functions/workflow-requests/stop.ts', table: 'readwrite', sends: true },
   { id: 'ChatMemoryGet', method: 'GET', path: '/v1/chat-memory/{agentNodeId}', entry: 'functions/chat-memory/get.ts', table: 'read' },
   { id: 'WorkflowRequestsListen', method: 'GET', path: '/v1/workflow-requests/{id}/listen', entry: 'functions/workflow-requests/listen.ts', table: 'read', streaming: true, timeoutSeconds: 900 },
   { id: 'InteractionsList', method: 'GET', path: '/v2/interactions', entry: 'functions/interactions/list.ts', table: 'read' },

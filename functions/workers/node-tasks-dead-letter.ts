@@ -3,10 +3,16 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { interactionsRepo, type InteractionsRepo } from '../../lib/data/interactions.js';
 import { workflowRequestsRepo, type WorkflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 import { failDeadLetteredTask } from '../../lib/engine/executor.js';
-import type { NodeTask } from '../../lib/engine/node-queue.js';
+import { enqueueNodeTasks, type EnqueueNodeTasks, type NodeTask } from '../../lib/engine/node-queue.js';
 
 /** Marks dead-lettered node tasks failed, and their requests with them, instead of leaving them in progress. */
-export const makeHandler = (deps: { requests: WorkflowRequestsRepo; interactions: InteractionsRepo } = { requests: workflowRequestsRepo(), interactions: interactionsRepo() }) => {
+export const makeHandler = (
+  deps: { requests: WorkflowRequestsRepo; interactions: InteractionsRepo; enqueue: EnqueueNodeTasks } = {
+    requests: workflowRequestsRepo(),
+    interactions: interactionsRepo(),
+    enqueue: enqueueNodeTasks,
+  },
+) => {
   const processor = new BatchProcessor(EventType.SQS);
   return async (event: SQSEvent, context: Context) => {
     const record = async (r: SQSRecord) => failDeadLetteredTask(JSON.parse(r.body) as NodeTask, deps);

@@ -223,9 +223,11 @@ test('grants follow route.table exactly', () => {
   for (const action of ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']) {
     assert.ok(writeActions.includes(action), `${readwrite.id} (readwrite) may ${action}`);
   }
-  // Everyone may write its own logs and enqueue.
-  for (const actions of [readActions, noneActions, writeActions]) {
-    assert.ok(actions.includes('logs:PutLogEvents') && actions.includes('sqs:SendMessage'));
+  // Everyone may write its own logs; only routes marked `sends` may enqueue.
+  for (const actions of [readActions, noneActions, writeActions]) assert.ok(actions.includes('logs:PutLogEvents'));
+  for (const route of ROUTES.filter((r) => !r.streaming)) {
+    const sends = actionsOf(functionOf(route.id)).includes('sqs:SendMessage');
+    assert.equal(sends, route.sends === true, `${route.id} ${route.sends ? 'must' : 'must not'} be able to send to the queues`);
   }
 });
 
