@@ -470,7 +470,8 @@ function shapes(): Shape[] {
     {
       shape: 'chain-retry',
       title: '10-node chain with retry policies',
-      description: 'the same chain with `retry: {max_attempts: 2}` on every node (no node fails, so nothing is retried); a retry policy takes a transform off the executor\'s inline path, so this is the queued path other node types take',
+      description:
+        'the same chain with `retry: {max_attempts: 2}` on every node (no node fails, so nothing is retried); lib/engine/executor.ts runs a transform inline only when it has no retry policy, so this shape is there to measure the queued path (a claim, a queue hop and a worker invocation per node) that the other node types take; the "through the queue" column of the latency table shows whether it did',
       nodes: retried,
       edges: retried.slice(1).map((n, i) => ({ from: retried[i]!.id, to: n.id })),
     },

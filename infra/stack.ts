@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -288,6 +288,18 @@ export class WorkflowServiceStack extends Stack {
       });
       const worker = this.createFunction(`${definition.name}Worker`, workerSpec(definition.worker, 'Worker'));
       worker.addEnvironment('BASE_URL', publicUrl);
+      if (definition.invokesModels) {
+        worker.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: ['bedrock:InvokeModel'],
+            resources: [`arn:${Aws.PARTITION}:bedrock:*::foundation-model/*`, `arn:${Aws.PARTITION}:bedrock:*:${Aws.ACCOUNT_ID}:inference-profile/*`],
+          }),
+        );
+        Validations.of(worker.role!).acknowledge({
+          id: 'AwsSolutions-IAM5',
+          reason: 'Agent nodes name their Bedrock model at run time (bedrock/<model id>), so the worker may invoke any foundation model or inference profile; nothing else.',
+        });
+      }
       worker.addEventSource(
         new SqsEventSource(queue, {
           batchSize: definition.batchSize,

@@ -19,6 +19,8 @@ export interface QueueDefinition {
   table: 'read' | 'readwrite';
   /** Worker for the DLQ, run once per dead message (e.g. to mark work failed). */
   deadLetterWorker?: string;
+  /** The worker calls Amazon Bedrock (agent nodes): the stack grants bedrock:InvokeModel. */
+  invokesModels?: boolean;
 }
 
 export const NODE_TASKS_QUEUE = 'node-tasks';
@@ -35,6 +37,7 @@ export const QUEUES: readonly QueueDefinition[] = [
     batchSize: 10,
     maxBatchingWindowSeconds: 0,
     table: 'readwrite',
+    invokesModels: true,
   },
 ];
 
