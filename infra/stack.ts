@@ -295,10 +295,10 @@ export class WorkflowServiceStack extends Stack {
             resources: [`arn:${Aws.PARTITION}:bedrock:*::foundation-model/*`, `arn:${Aws.PARTITION}:bedrock:*:${Aws.ACCOUNT_ID}:inference-profile/*`],
           }),
         );
-        Validations.of(worker.role!).acknowledge({
-          id: 'AwsSolutions-IAM5',
-          reason: 'Agent nodes name their Bedrock model at run time (bedrock/<model id>), so the worker may invoke any foundation model or inference profile; nothing else.',
-        });
+        const reason = 'Agent nodes name their Bedrock model at run time (bedrock/<model id>), so the worker may invoke any foundation model or inference profile; nothing else.';
+        for (const resource of ['arn:<AWS::Partition>:bedrock:*::foundation-model/*', 'arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:inference-profile/*']) {
+          Validations.of(worker.role!).acknowledge({ id: `AwsSolutions-IAM5[Resource::${resource}]`, reason });
+        }
       }
       worker.addEventSource(
         new SqsEventSource(queue, {

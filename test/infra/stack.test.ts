@@ -30,6 +30,7 @@ const TEST_QUEUE: QueueDefinition = {
   batchSize: 7,
   maxBatchingWindowSeconds: 2,
   table: 'readwrite',
+  invokesModels: true,
 };
 const routes: RouteDefinition[] = [...ROUTES, ...EXTRA_STREAM_ROUTES];
 const httpRoutes = routes.filter((r) => !r.streaming);
@@ -275,7 +276,10 @@ test('queue, DLQ, redrive, worker and dead-letter worker event sources', () => {
     Environment: { Variables: Match.objectLike({ [queueUrlEnvName(TEST_QUEUE.name)]: { Ref: queueId } }) },
   });
   const workerActions = actionsOf(queue.worker);
-  for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage', 'dynamodb:PutItem']) assert.ok(workerActions.includes(action), `worker may ${action}`);
+  for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage', 'dynamodb:PutItem', 'bedrock:InvokeModel']) {
+    assert.ok(workerActions.includes(action), `worker may ${action}`);
+  }
+  assert.ok(!actionsOf(queue.deadLetterWorker!).includes('bedrock:InvokeModel'), 'only the worker invokes models');
 });
 
 test('response-streaming function URL, served through CloudFront with the API', () => {
