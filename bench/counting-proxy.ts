@@ -368,12 +368,14 @@ export async function startCountingProxy(upstream: string, options: DynamoProxyO
             const item = r.PutRequest?.Item;
             return sum + (item ? writeUnits(itemSize(item)) * (hasIndexKeys(item) ? 2 : 1) : 1);
           }, 0);
+        } else if (request.ProjectionExpression || request.AttributesToGet) {
+          // Reads are billed on whole items whatever the projection; the answer holds only the projected part, so no size check.
         } else if (op === 'GetItem') {
           call.sizedUnits = readUnits(itemSize(answer?.Item as WireItem | undefined), consistentRead);
         } else if (op === 'Query' && !request.FilterExpression) {
           const items = (answer?.Items as WireItem[] | undefined) ?? [];
           call.sizedUnits = readUnits(items.reduce((sum, item) => sum + itemSize(item), 0), consistentRead);
-        } else if (op === 'BatchGetItem') {
+        } else if (op === 'BatchGetItem' && !Object.values((request.RequestItems as Record<string, { ProjectionExpression?: string }>) ?? {}).some((r) => r.ProjectionExpression)) {
           const found = Object.values((answer?.Responses as Record<string, WireItem[]>) ?? {}).flat();
           call.sizedUnits = found.reduce((sum, item) => sum + readUnits(itemSize(item), consistentRead), 0);
         }

@@ -28,7 +28,7 @@ const bases = (row: PurposeRow): string =>
 const over = (total: number, target: number): string =>
   total <= target ? `within the ${usd(target)} target` : `${(total / target).toFixed(1)}× the ${usd(target)} target (${usd(total - target)} over)`;
 
-const sumUnits = (rows: PurposeRow[], field: 'awsUnits' | 'indexUnits' | 'floorUnits' | 'calls' = 'awsUnits') => rows.reduce((t, r) => t + r[field], 0);
+const sumUnits = (rows: PurposeRow[], field: 'awsUnits' | 'indexUnits' | 'floorUnits' | 'calls' | 'items' = 'awsUnits') => rows.reduce((t, r) => t + r[field], 0);
 
 /** One paragraph per shape: which cost component and which writes dominate, from the measured calls. */
 function dominance(e: EngineResults, s: ShapeResult): string {
@@ -55,10 +55,10 @@ function dominance(e: EngineResults, s: ShapeResult): string {
       .join(', ')}.`,
   );
   const events = writes.filter((r) => r.purpose.startsWith('appendEvent'));
-  const eventPuts = writes.filter((r) => r.purpose.startsWith('appendEvent: write'));
+  const eventWrites = writes.filter((r) => /^appendEvents?: write event/.test(r.purpose));
   if (events.length) {
     parts.push(
-      `The event log the stream reads (\`appendEvent\`, lib/data/workflow-requests.ts: an UpdateItem on the request item to allocate the sequence number, then a PutItem of the event) takes ${num(sumUnits(events) / n)} WRU per node, ${pct(sumUnits(events), s.units.write)} of the write units, for ${num(sumUnits(eventPuts, 'calls') / n)} events per node.`,
+      `The event log the stream reads (lib/data/workflow-requests.ts: ${events.map((r) => `${r.purpose} ×${num(r.calls / n)}`).join(', ')}) takes ${num(sumUnits(events) / n)} WRU per node, ${pct(sumUnits(events), s.units.write)} of the write units, for ${num(sumUnits(eventWrites, 'items') / n)} events per node.`,
     );
   }
   const index = sumUnits(writes, 'indexUnits');
@@ -217,7 +217,7 @@ export function renderEngineSection(e: EngineResults, section: number): string[]
   const calOff = e.calibration.filter((r) => r.local !== r.aws);
   const checks: string[] = [];
   checks.push(
-    `What DynamoDB Local reports matches the AWS rules for single-item and batch calls: it computes units from item sizes, counts index copies and halves eventually consistent reads. In the cost runs its figure for the engine's successful single-item writes equalled the size-based one (from the item read back on the side) in ${ck.singleWrites.agree} of ${ck.singleWrites.checked} calls${ck.singleWrites.localBelow + ck.singleWrites.localAbove ? ` (${ck.singleWrites.localBelow} below, ${ck.singleWrites.localAbove} above: the item changed between the write and the side read, or an update billed on a larger before-image)` : ''}, and for reads in ${ck.reads.agree} of ${ck.reads.checked}; those calls are billed as Local reported them.`,
+    `What DynamoDB Local reports matches the AWS rules for single-item and batch calls: it computes units from item sizes, counts index copies and halves eventually consistent reads. In the cost runs its figure for the engine's successful single-item writes equalled the size-based one (from the item read back on the side) in ${ck.singleWrites.agree} of ${ck.singleWrites.checked} calls${ck.singleWrites.localBelow + ck.singleWrites.localAbove ? ` (${ck.singleWrites.localBelow} below, ${ck.singleWrites.localAbove} above: the item changed between the write and the side read, or an update billed on a larger before-image)` : ''}, and for reads in ${ck.reads.agree} of ${ck.reads.checked}${ck.reads.differing.length ? ` (differing: ${ck.reads.differing.map((d) => `${d.purpose} ×${d.calls}, Local ${num(d.localUnits, 1)} against ${num(d.sizedUnits, 1)} RRU`).join('; ')})` : ''} (reads with a projection are not checked: they are billed on whole items, which their answers do not show); those calls are billed as Local reported them.`,
   );
   if (calOff.length) checks.push(`It differs from AWS in ${calOff.length} of the ${e.calibration.length} probes (${calOff.map((r) => r.case).join('; ')}), so for those kinds of call the bench bills the AWS figure instead:`);
   checks.push(

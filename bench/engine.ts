@@ -48,6 +48,8 @@ export interface PurposeRow {
   floorUnits: number;
   /** The part of awsUnits spent on index copies (gsi1 projects ALL). */
   indexUnits: number;
+  /** Table items written (writes). */
+  items: number;
   failed: number;
   bases: Record<string, number>;
 }
@@ -143,7 +145,7 @@ export type SseOutcome = SseResult | { measured: false; reason: string };
 
 export interface LocalChecks {
   singleWrites: { checked: number; agree: number; localAbove: number; localBelow: number };
-  reads: { checked: number; agree: number; differ: number };
+  reads: { checked: number; agree: number; differ: number; differing: Array<{ purpose: string; calls: number; localUnits: number; sizedUnits: number }> };
   transactions: { calls: number; localUnits: number; sizedUnits: number };
   failedConditions: { calls: number; awsUnits: number };
   emptyQueries: { calls: number; awsUnits: number };
@@ -186,6 +188,7 @@ function keyKind(pk: string | undefined, sk: string | undefined): string {
     if (sk === 'REQUEST') return 'request';
     if (sk?.startsWith('NODE#')) return 'node';
     if (sk?.startsWith('EVENT#')) return 'event';
+    if (sk === 'SEQ') return 'seq';
   }
   return (pk ?? '?').split('#')[0]!.toLowerCase();
 }
@@ -227,7 +230,8 @@ export function purposeOf(call: DynamoCall): string {
     }
     case 'UpdateItem': {
       const status = statusSet(r);
-      if (kind === 'request' && mentions(r, 'event_seq')) return 'appendEvent: allocate seq (UpdateItem request item)';
+      if (kind === 'seq') return 'appendEvents: allocate seq range (UpdateItem counter item)';
+      if (mentions(r, 'event_seq')) return `appendEvent: allocate seq (UpdateItem ${kind} item)`;
       if (kind === 'request') return `transitionRequest → ${status ?? '?'} (UpdateItem request item)${failed}`;
       if (kind === 'node' && mentions(r, 'done_parents')) return `markParentDone (UpdateItem child node)${failed}`;
       if (kind === 'node' && status && NODE_TERMINAL_STATES.has(status)) return `settleNode → ${status} (UpdateItem node)${failed}`;
@@ -239,8 +243,13 @@ export function purposeOf(call: DynamoCall): string {
       if (kind === 'event') return 'appendEvent: write event (PutItem event item)';
       if (kind === 'request') return `create: request item (PutItem)${failed}`;
       return `PutItem ${kind}${failed}`;
-    case 'BatchWriteItem':
-      return 'create: node executions (BatchWriteItem)';
+    case 'BatchWriteItem': {
+      const requests = Object.values((r.RequestItems as Record<string, Array<{ PutRequest?: { Item?: Wire }; DeleteRequest?: { Key?: Wire } }>>) ?? {}).flat();
+      const kinds = [...new Set(requests.map((q) => keyKind(str((q.PutRequest?.Item ?? q.DeleteRequest?.Key)?.pk), str((q.PutRequest?.Item ?? q.DeleteRequest?.Key)?.sk))))];
+      if (kinds.length === 1 && kinds[0] === 'event') return 'appendEvents: write events (BatchWriteItem)';
+      if (kinds.length === 1 && kinds[0] === 'node') return 'create: node executions (BatchWriteItem)';
+      return `BatchWriteItem (${kinds.join(', ')} items)`;
+    }
     case 'GetItem':
       if (kind === 'request') return 'get request (GetItem)';
       if (kind === 'node') return 'getNode (GetItem)';
@@ -594,8 +603,9 @@ function summariseShape(b: Bench, s: Shape, runs: RunObservation[], memory: Func
     for (const call of run.ddb) {
       if (call.kind === 'other') continue;
       const purpose = purposeOf(call);
-      const row = rows.get(purpose) ?? { purpose, kind: call.kind, calls: 0, awsUnits: 0, localUnits: 0, floorUnits: 0, indexUnits: 0, failed: 0, bases: {} };
+      const row = rows.get(purpose) ?? { purpose, kind: call.kind, calls: 0, awsUnits: 0, localUnits: 0, floorUnits: 0, indexUnits: 0, items: 0, failed: 0, bases: {} };
       row.calls++;
+      row.items += call.kind === 'write' ? (call.itemsWritten ?? 0) : 0;
       row.awsUnits += call.awsUnits;
       row.indexUnits += call.awsIndexUnits;
       row.localUnits += call.localUnits ?? 0;
@@ -686,7 +696,7 @@ function summariseShape(b: Bench, s: Shape, runs: RunObservation[], memory: Func
 function localChecks(runs: RunObservation[]): LocalChecks {
   const checks: LocalChecks = {
     singleWrites: { checked: 0, agree: 0, localAbove: 0, localBelow: 0 },
-    reads: { checked: 0, agree: 0, differ: 0 },
+    reads: { checked: 0, agree: 0, differ: 0, differing: [] },
     transactions: { calls: 0, localUnits: 0, sizedUnits: 0 },
     failedConditions: { calls: 0, awsUnits: 0 },
     emptyQueries: { calls: 0, awsUnits: 0 },
@@ -711,7 +721,15 @@ function localChecks(runs: RunObservation[]): LocalChecks {
       } else if (call.kind === 'read') {
         checks.reads.checked++;
         if (call.localUnits === call.sizedUnits) checks.reads.agree++;
-        else checks.reads.differ++;
+        else {
+          checks.reads.differ++;
+          const purpose = purposeOf(call);
+          const row = checks.reads.differing.find((d) => d.purpose === purpose) ?? { purpose, calls: 0, localUnits: 0, sizedUnits: 0 };
+          if (row.calls === 0) checks.reads.differing.push(row);
+          row.calls++;
+          row.localUnits += call.localUnits;
+          row.sizedUnits += call.sizedUnits;
+        }
       }
     }
   }

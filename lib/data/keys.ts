@@ -54,6 +54,8 @@ export const keys = {
   workflowRequestIndexPartition: (accountId: string) => `ACCOUNT#${accountId}#WFREQS`,
   nodeExecution: (requestId: string, nodeId: string): Key => ({ pk: `WFREQ#${requestId}`, sk: `NODE#${nodeId}` }),
   nodeExecutionPrefix: (requestId: string) => ({ pk: `WFREQ#${requestId}`, skPrefix: 'NODE#' }),
+  /** The event log's sequence counter: its own small item, outside every index, so each allocation costs one write unit. */
+  requestEventSeq: (requestId: string): Key => ({ pk: `WFREQ#${requestId}`, sk: 'SEQ' }),
   /** Event `seq` zero-padded so the sort key orders numerically. */
   requestEvent: (requestId: string, seq: number): Key => ({ pk: `WFREQ#${requestId}`, sk: `EVENT#${String(seq).padStart(10, '0')}` }),
   requestEventPrefix: (requestId: string) => ({ pk: `WFREQ#${requestId}`, skPrefix: 'EVENT#' }),

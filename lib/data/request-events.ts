@@ -35,13 +35,19 @@ export function requestEventsReader(table: TableRef = defaultTable(), meter?: Re
      * shows (the engine changes state first, then appends the event).
      */
     async requestWithWatermark(requestId: string): Promise<WatermarkedRequest | undefined> {
+      // The watermark is read first, the state after it: the state then
+      // shows at least every change whose event is at or below the watermark.
+      const counter = await db.send(
+        new GetCommand({ TableName: tableName, Key: keys.requestEventSeq(requestId), ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }),
+      );
+      meter?.record('get', counter.ConsumedCapacity?.CapacityUnits ?? 0);
       const { Item, ConsumedCapacity } = await db.send(
         new GetCommand({ TableName: tableName, Key: keys.workflowRequest(requestId), ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }),
       );
       meter?.record('get', ConsumedCapacity?.CapacityUnits ?? 0);
       if (!Item) return undefined;
       const request = strip(Item) as unknown as WatermarkedRequest;
-      return { ...request, event_seq: Number(request.event_seq ?? 0) };
+      return { ...request, event_seq: Number(counter.Item?.event_seq ?? 0) };
     },
 
     /** Every node execution of the request (the snapshot): strongly consistent Query pages of `NODE#`. */

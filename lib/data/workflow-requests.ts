@@ -92,7 +92,6 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
             ...keys.workflowRequestIndex(request.account_id, request.created_at, request.id),
             entity: 'workflow_request',
             ...request,
-            event_seq: 0,
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
@@ -300,36 +299,43 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
     },
 
     /**
-     * Appends to the request's ordered event log: the sequence number comes
-     * from an atomic counter on the request, then the event is written.
-     * A writer that dies in between leaves a gap, which readers skip after
-     * a grace period (lib/engine/stream.ts).
+     * Appends events to the request's ordered event log: one atomic
+     * `ADD event_seq :n` on the request's counter item reserves a contiguous
+     * range of sequence numbers, then the events are written (batched). A
+     * writer that dies in between leaves a hole, which readers skip after a
+     * grace period (lib/engine/stream.ts).
      */
-    async appendEvent(requestId: string, data: RequestEvent['data']): Promise<RequestEvent> {
+    async appendEvents(requestId: string, data: Array<RequestEvent['data']>): Promise<RequestEvent[]> {
+      if (data.length === 0) return [];
       const { Attributes } = await db.send(
         new UpdateCommand({
           TableName: tableName,
-          Key: keys.workflowRequest(requestId),
-          UpdateExpression: 'ADD event_seq :one',
-          ExpressionAttributeValues: { ':one': 1 },
+          Key: keys.requestEventSeq(requestId),
+          UpdateExpression: 'ADD event_seq :n',
+          ExpressionAttributeValues: { ':n': data.length },
           ReturnValues: 'UPDATED_NEW',
         }),
       );
-      const seq = Number(Attributes?.event_seq);
+      const first = Number(Attributes?.event_seq) - data.length + 1;
       const now = new Date();
-      const event: RequestEvent = { seq, created_at: now.toISOString(), data };
-      await db.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: {
-            ...keys.requestEvent(requestId, seq),
-            entity: 'request_event',
-            ...event,
-            ttl: ttlFromDate(new Date(now.getTime() + EVENT_RETENTION_SECONDS * 1000)),
-          },
-        }),
-      );
-      return event;
+      const ttl = ttlFromDate(new Date(now.getTime() + EVENT_RETENTION_SECONDS * 1000));
+      const events = data.map((d, i): RequestEvent => ({ seq: first + i, created_at: now.toISOString(), data: d }));
+      for (let i = 0; i < events.length; i += 25) {
+        let items: Record<string, unknown>[] = events.slice(i, i + 25).map((event) => ({
+          PutRequest: { Item: { ...keys.requestEvent(requestId, event.seq), entity: 'request_event', ...event, ttl } },
+        }));
+        for (let attempt = 0; items.length > 0; attempt++) {
+          if (attempt > 8) throw new Error('BatchWriteItem kept returning unprocessed events');
+          const result = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: items as never } }));
+          items = (result.UnprocessedItems?.[tableName] ?? []) as Record<string, unknown>[];
+          if (items.length > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
+        }
+      }
+      return events;
+    },
+
+    async appendEvent(requestId: string, data: RequestEvent['data']): Promise<RequestEvent> {
+      return (await this.appendEvents(requestId, [data]))[0]!;
     },
 
     /** An account's requests, newest first, with optional filters. */

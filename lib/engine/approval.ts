@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import type { InteractionsRepo } from '../data/interactions.js';
 import type { NodeExecution, WorkflowRequest, WorkflowRequestsRepo } from '../data/workflow-requests.js';
 import type { WorkflowNode } from '../schemas/workflow-definition.js';
-import { emitNode } from './emit.js';
-import { requestEventView } from './views.js';
+import { emitNode, emitRequest, type EventBuffer } from './emit.js';
 
 interface ApprovalDeps {
   requests: WorkflowRequestsRepo;
   interactions: InteractionsRepo;
+  events?: EventBuffer;
 }
 
 /** One interaction per node execution, with an id derived from it, so redelivery cannot open a second. */
@@ -37,7 +37,7 @@ export async function openApproval(deps: ApprovalDeps, request: WorkflowRequest,
   if (!waiting) return;
   await emitNode(deps, waiting);
   const paused = await deps.requests.transitionRequest(request.id, ['pending', 'in_progress'], { status: 'waiting' });
-  if (paused) await deps.requests.appendEvent(request.id, { workflow_request: requestEventView(paused) });
+  if (paused) await emitRequest(deps, paused);
 }
 
 /**
@@ -68,7 +68,7 @@ export async function resumeApproval(deps: ApprovalDeps, request: WorkflowReques
     const others = (await deps.requests.listNodes(request.id)).filter((n) => n.status === 'waiting' && n.node_id !== node.node_id);
     if (others.length === 0) {
       const resumed = await deps.requests.transitionRequest(request.id, ['waiting'], { status: 'in_progress' });
-      if (resumed) await deps.requests.appendEvent(request.id, { workflow_request: requestEventView(resumed) });
+      if (resumed) await emitRequest(deps, resumed);
     }
   }
   await emitNode(deps, settled);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { NodeExecution, WorkflowRequest, WorkflowRequestsRepo } from '../data/workflow-requests.js';
 import { ApiError } from '../errors.js';
 import type { WorkflowNode } from '../schemas/workflow-definition.js';
-import { emitNode } from './emit.js';
+import { emitNode, type EventBuffer } from './emit.js';
 import type { EnqueueNodeTasks } from './node-queue.js';
 import { startRequest, type StartDeps } from './start.js';
 
@@ -72,7 +72,7 @@ export function childPayload(input: Record<string, unknown>, node: Pick<NodeExec
  * child's leaf outputs, or failed with the child's error. Undefined while
  * the child still runs or when another delivery settled the node.
  */
-export async function resumeChild(deps: { requests: WorkflowRequestsRepo }, request: WorkflowRequest, node: NodeExecution): Promise<NodeExecution | undefined> {
+export async function resumeChild(deps: { requests: WorkflowRequestsRepo; events?: EventBuffer }, request: WorkflowRequest, node: NodeExecution): Promise<NodeExecution | undefined> {
   const child = node.child_request_id ? await deps.requests.get(node.child_request_id) : undefined;
   if (!child || !['completed', 'failed', 'stopped'].includes(child.status)) return undefined;
   const at = new Date().toISOString();

@@ -16,13 +16,14 @@ import { graphOf, type Graph } from './graph.js';
 import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
 import { edgeTaken, NODE_RUNNERS, NodeFailure } from './node-types.js';
 import { retryDelayMs, shouldRetry } from './retry.js';
-import { emitNode } from './emit.js';
-import { requestEventView } from './views.js';
+import { emitNode, emitRequest, EventBuffer } from './emit.js';
 
 export interface EngineDeps extends StartDeps {
   requests: WorkflowRequestsRepo;
   enqueue: EnqueueNodeTasks;
   interactions: InteractionsRepo;
+  /** Set for the length of one task's processing; see EventBuffer. */
+  events?: EventBuffer;
 }
 
 /** The message must come back later (another delivery holds the node now). */
@@ -71,7 +72,7 @@ async function markRequestStarted(deps: EngineDeps, request: WorkflowRequest, at
   const started = await deps.requests.transitionRequest(request.id, ['pending'], { status: 'in_progress', started_at: at });
   if (started) {
     request.status = 'in_progress';
-    await deps.requests.appendEvent(request.id, { workflow_request: requestEventView(started) });
+    await emitRequest(deps, started);
   }
 }
 
@@ -95,7 +96,16 @@ async function nodeInput(deps: EngineDeps, request: WorkflowRequest, graph: Grap
  * work done (and only re-runs the idempotent propagation to children) or
  * loses the race and changes nothing.
  */
-export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline: () => number, inline = false): Promise<void> {
+export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline: () => number): Promise<void> {
+  const events = new EventBuffer();
+  try {
+    await processNode(task, { ...deps, events }, deadline, false);
+  } finally {
+    await events.flush(deps.requests);
+  }
+}
+
+async function processNode(task: NodeTask, deps: EngineDeps, deadline: () => number, inline: boolean): Promise<void> {
   const request = await deps.requests.get(task.request_id);
   const node = request && (await deps.requests.getNode(task.request_id, task.node_id));
   if (!request || !node) return;
@@ -156,6 +166,8 @@ export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline
     if (failure) await handleFailure(deps, request, graph, definition, claimed, new NodeFailure(failure.code, failure.message, false));
     return;
   }
+  // The claim's event goes out before a node that may run for a while.
+  await deps.events?.flush(deps.requests);
   let output: unknown;
   try {
     output = await runWithTimeout(definition, input, timeoutMs, request, claimed);
@@ -261,7 +273,7 @@ async function settleAs(deps: FinishDeps, node: NodeExecution, status: 'stopped'
   return true;
 }
 
-type FinishDeps = Pick<EngineDeps, 'requests'> & Partial<Pick<EngineDeps, 'interactions' | 'enqueue'>>;
+type FinishDeps = Pick<EngineDeps, 'requests'> & Partial<Pick<EngineDeps, 'interactions' | 'enqueue' | 'events'>>;
 
 /**
  * What follows a node reaching a terminal state; safe to run again for the
@@ -311,7 +323,7 @@ async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: G
     }
   }
   if (queued.length > 0) await deps.enqueue(queued);
-  for (const nodeId of inline) await processNodeTask({ request_id: request.id, node_id: nodeId }, deps, deadline, true);
+  for (const nodeId of inline) await processNode({ request_id: request.id, node_id: nodeId }, deps, deadline, true);
   if (queued.length === 0 && inline.length === 0) {
     const outcome = await deps.requests.outcome(request.id);
     if (outcome.state !== 'open') await finishRequest(deps, request.id, outcome.state, outcome.state === 'failed' ? outcome.error : null);
@@ -323,6 +335,17 @@ async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: G
  * node still open as stopped, so nothing is left pending or in progress.
  */
 export async function finishRequest(deps: FinishDeps, requestId: string, status: 'completed' | 'failed' | 'stopped', error: FailureInfo | null) {
+  if (deps.events) return finishRequestBuffered(deps, requestId, status, error);
+  // Called outside a worker (stop): batch the sweep's events all the same.
+  const events = new EventBuffer();
+  try {
+    return await finishRequestBuffered({ ...deps, events }, requestId, status, error);
+  } finally {
+    await events.flush(deps.requests);
+  }
+}
+
+async function finishRequestBuffered(deps: FinishDeps, requestId: string, status: 'completed' | 'failed' | 'stopped', error: FailureInfo | null) {
   // Open nodes are stopped before the request turns terminal, so a client
   // that sees the terminal request also sees no node still open. The sweep
   // runs again on every redelivery, so a crash half-way cannot strand one.
@@ -341,7 +364,7 @@ export async function finishRequest(deps: FinishDeps, requestId: string, status:
   });
   // The terminal request event goes last: listeners close on it.
   if (finished) {
-    await deps.requests.appendEvent(requestId, { workflow_request: requestEventView(finished) });
+    await emitRequest(deps, finished);
     if (deps.enqueue) await wakeParent({ enqueue: deps.enqueue }, finished);
   }
   return finished;

@@ -98,7 +98,7 @@ async function allocateOnly(requestId: string): Promise<number> {
   const { Attributes } = await stack.table.db.send(
     new UpdateCommand({
       TableName: stack.tableName,
-      Key: keys.workflowRequest(requestId),
+      Key: keys.requestEventSeq(requestId),
       UpdateExpression: 'ADD event_seq :one',
       ExpressionAttributeValues: { ':one': 1 },
       ReturnValues: 'UPDATED_NEW',
