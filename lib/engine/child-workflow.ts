@@ -72,17 +72,18 @@ export function childPayload(input: Record<string, unknown>, node: Pick<NodeExec
  * child's leaf outputs, or failed with the child's error. Undefined while
  * the child still runs or when another delivery settled the node.
  */
-export async function resumeChild(deps: { requests: WorkflowRequestsRepo; events?: EventBuffer }, request: WorkflowRequest, node: NodeExecution): Promise<NodeExecution | undefined> {
+export async function resumeChild(deps: { requests: WorkflowRequestsRepo; versions: StartDeps['versions']; events?: EventBuffer }, request: WorkflowRequest, node: NodeExecution): Promise<NodeExecution | undefined> {
   const child = node.child_request_id ? await deps.requests.get(node.child_request_id) : undefined;
   if (!child || !['completed', 'failed', 'stopped'].includes(child.status)) return undefined;
   const at = new Date().toISOString();
   let set: Partial<NodeExecution> & { status: 'completed' | 'failed' };
   if (child.status === 'completed') {
     const nodes = await deps.requests.listNodes(child.id);
-    const parents = new Set<string>();
-    // A leaf is a completed node no other completed node consumed: its output is the child's result.
-    for (const n of nodes) for (const p of n.done_parents ?? []) parents.add(p);
-    const outputs = Object.fromEntries(nodes.filter((n) => n.status === 'completed' && !parents.has(n.node_id)).map((n) => [n.node_id, n.output_data ?? null]));
+    const completed = new Set(nodes.filter((n) => n.status === 'completed').map((n) => n.node_id));
+    const version = await deps.versions.getVersion(child.account_id, child.workflow_version_id);
+    const consumed = new Set((version?.definition.edges ?? []).filter((e) => completed.has(e.to)).map((e) => e.from));
+    // A leaf is a completed node no completed node consumed: its output is the child's result.
+    const outputs = Object.fromEntries(nodes.filter((n) => completed.has(n.node_id) && !consumed.has(n.node_id)).map((n) => [n.node_id, n.output_data ?? null]));
     set = { status: 'completed', output_data: { workflow_request_id: child.id, outputs }, completed_at: at };
   } else {
     set = { status: 'failed', error: { code: 'child_workflow_failed', message: `The child request ${child.id} ended ${child.status}.` }, failed_at: at };

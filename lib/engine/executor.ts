@@ -299,7 +299,10 @@ async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: G
     const parent = walk.shift()!;
     for (const edge of graph.children.get(parent.node_id) ?? []) {
       const activated = parent.status === 'completed' && (await edgeTaken(edge.when, parent.input_data ?? {}));
-      const child = await deps.requests.markParentDone(request.id, edge.to, parent.node_id, activated);
+      // A child with one parent is ready when that parent settles: a read
+      // instead of the fan-in bookkeeping write.
+      const child = (graph.parents.get(edge.to)?.length ?? 0) === 1 ? await onlyParentDone(deps, request.id, edge.to, parent.node_id, activated) : await deps.requests.markParentDone(request.id, edge.to, parent.node_id, activated);
+      if (!child) continue;
       if (child.status === 'pending') {
         queued.push({ request_id: request.id, node_id: child.node_id }); // A replay: the first enqueue may have been lost.
       } else if (child.status === 'completed' || child.status === 'skipped') {
@@ -328,6 +331,13 @@ async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: G
     const outcome = await deps.requests.outcome(request.id);
     if (outcome.state !== 'open') await finishRequest(deps, request.id, outcome.state, outcome.state === 'failed' ? outcome.error : null);
   }
+}
+
+/** The child of a single parent as the fan-in logic would see it: all parents done, activated or not. */
+async function onlyParentDone(deps: EngineDeps, requestId: string, childId: string, parentId: string, activated: boolean): Promise<NodeExecution | undefined> {
+  const child = await deps.requests.getNode(requestId, childId);
+  if (!child) return undefined;
+  return { ...child, done_parents: new Set([parentId]), parent_count: 1, activated_by: activated ? new Set([parentId]) : new Set<string>() };
 }
 
 /**
