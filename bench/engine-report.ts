@@ -5,6 +5,8 @@
 import { QUIET_MS, type EngineResults, type PurposeRow, type ShapeResult } from './engine.js';
 
 const usd = (n: number): string => `$${n.toFixed(2)}`;
+/** A multiple, with two decimals near 1 so that 2.60 against 2.50 does not read as 1.0×. */
+const times = (ratio: number): string => `${ratio.toFixed(ratio < 2 ? 2 : 1)}×`;
 const usd4 = (n: number): string => `$${n.toFixed(4)}`;
 const num = (n: number, digits = 2): string => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 const ms = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(1)} ms` : 'n/a');
@@ -26,7 +28,7 @@ const bases = (row: PurposeRow): string =>
     .join('; ');
 
 const over = (total: number, target: number): string =>
-  total <= target ? `within the ${usd(target)} target` : `${(total / target).toFixed(1)}× the ${usd(target)} target (${usd(total - target)} over)`;
+  total <= target ? `within the ${usd(target)} target` : `${times(total / target)} the ${usd(target)} target (${usd(total - target)} over)`;
 
 const sumUnits = (rows: PurposeRow[], field: 'awsUnits' | 'indexUnits' | 'floorUnits' | 'calls' | 'items' = 'awsUnits') => rows.reduce((t, r) => t + r[field], 0);
 
@@ -45,7 +47,7 @@ function dominance(e: EngineResults, s: ShapeResult): string {
   const [topName, topUsd] = components.reduce((a, b) => (b[1] > a[1] ? b : a));
   const parts: string[] = [];
   parts.push(
-    `**${s.title}: ${topName} dominate, ${usd(topUsd)} of the ${usd(c.total)} per million nodes (${pct(topUsd, c.total)})${topUsd > e.target ? `, ${(topUsd / e.target).toFixed(1)}× the whole target on their own` : ''}.**`,
+    `**${s.title}: ${topName} dominate, ${usd(topUsd)} of the ${usd(c.total)} per million nodes (${pct(topUsd, c.total)})${topUsd > e.target ? `, ${times(topUsd / e.target)} the whole target on their own` : ''}.**`,
   );
   parts.push(
     `Per node: ${num(s.units.write / n)} write units; the largest writes are ${[...writes]
@@ -94,7 +96,7 @@ function floorParagraph(e: EngineResults, s: ShapeResult): string {
     .join('; ');
   const verdict =
     s.floorPerMillion.total > e.target
-      ? `${(s.floorPerMillion.total / e.target).toFixed(1)}× the target: the design cannot meet ${usd(e.target)} by making items smaller; it has to make fewer writes`
+      ? `${times(s.floorPerMillion.total / e.target)} the target: the design cannot meet ${usd(e.target)} by making items smaller; it has to make fewer writes`
       : `within the target`;
   return (
     `**The floor of the current design (${s.title.toLowerCase()}).** The writes the engine made per node, named after the functions in lib/engine/executor.ts and lib/data/workflow-requests.ts (the request's creation amortised over its ${s.nodesPerRun} nodes): ${listed}. ` +
@@ -107,7 +109,7 @@ function floorParagraph(e: EngineResults, s: ShapeResult): string {
 export function engineSummaryLines(e: EngineResults): string[] {
   const failing = e.shapes.filter((s) => s.perMillion.total > e.target);
   const figures = e.shapes
-    .map((s) => `${s.title} ${usd(s.perMillion.total)} (${(s.perMillion.total / e.target).toFixed(1)}×; DynamoDB writes ${pct(s.perMillion.dynamodbWrites, s.perMillion.total)} of it)`)
+    .map((s) => `${s.title} ${usd(s.perMillion.total)} (${times(s.perMillion.total / e.target)}; DynamoDB writes ${pct(s.perMillion.dynamodbWrites, s.perMillion.total)} of it)`)
     .join(', ');
   const lines = [
     `Engine cost per million node executions (≤ ${usd(e.target)}): ${failing.length ? `**${failing.length} of ${e.shapes.length} shapes FAIL**` : `all ${e.shapes.length} shapes pass`}: ${figures}`,

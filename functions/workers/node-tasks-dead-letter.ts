@@ -2,7 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { interactionsRepo, type InteractionsRepo } from '../../lib/data/interactions.js';
 import { workflowRequestsRepo, type WorkflowRequestsRepo } from '../../lib/data/workflow-requests.js';
-import { failDeadLetteredTask } from '../../lib/engine/executor.js';
+import { failDeadLetteredTask } from '../../lib/engine/finish.js';
 import { enqueueNodeTasks, type EnqueueNodeTasks, type NodeTask } from '../../lib/engine/node-queue.js';
 
 /** Marks dead-lettered node tasks failed, and their requests with them, instead of leaving them in progress. */

@@ -1,7 +1,7 @@
 import { interactionsRepo, type InteractionsRepo } from '../../lib/data/interactions.js';
 import { workflowRequestsRepo, type WorkflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 import { ownedRequest } from '../../lib/engine/access.js';
-import { finishRequest } from '../../lib/engine/executor.js';
+import { finishRequest } from '../../lib/engine/finish.js';
 import { enqueueNodeTasks, type EnqueueNodeTasks } from '../../lib/engine/node-queue.js';
 import { requestView } from '../../lib/engine/views.js';
 import { bearerAuth } from '../../lib/http/bearer-auth.js';

@@ -9,14 +9,17 @@ import {
 } from '../data/workflow-requests.js';
 import type { InteractionsRepo } from '../data/interactions.js';
 import type { WorkflowNode } from '../schemas/workflow-definition.js';
-import { resumeChild, startChild, wakeParent } from './child-workflow.js';
+import { resumeChild, startChild } from './child-workflow.js';
+import { finishRequest, settleAs } from './finish.js';
 import type { StartDeps } from './start.js';
-import { interactionIdFor, openApproval, resumeApproval } from './approval.js';
+import { openApproval, resumeApproval } from './approval.js';
 import { graphOf, type Graph } from './graph.js';
 import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
 import { edgeTaken, NODE_RUNNERS, NodeFailure } from './node-types.js';
 import { retryDelayMs, shouldRetry } from './retry.js';
 import { emitNode, emitRequest, EventBuffer } from './emit.js';
+
+export { failDeadLetteredTask, finishRequest } from './finish.js';
 
 export interface EngineDeps extends StartDeps {
   requests: WorkflowRequestsRepo;
@@ -40,7 +43,6 @@ const outputTooLarge = (output: unknown): boolean => Buffer.byteLength(JSON.stri
 
 const isTerminalNode = (status: NodeStatus) => (NODE_TERMINAL as readonly string[]).includes(status);
 const isTerminalRequest = (status: string) => (REQUEST_TERMINAL as readonly string[]).includes(status);
-const OPEN_NODE_STATES: NodeStatus[] = ['pending', 'blocked', 'in_progress', 'waiting'];
 
 // Versions are immutable: one read per container and version is enough.
 const versionCache = new Map<string, Graph>();
@@ -262,19 +264,6 @@ async function handleFailure(deps: EngineDeps, request: WorkflowRequest, graph: 
   await afterSettled(deps, request, graph, failed, () => 0);
 }
 
-/** Settles a node that never finished (request stopped or failed, or dead-lettered). */
-async function settleAs(deps: FinishDeps, node: NodeExecution, status: 'stopped' | 'failed', failure: FailureInfo | null): Promise<boolean> {
-  const at = new Date().toISOString();
-  const set = status === 'failed' ? { status, error: failure, failed_at: at } : { status, completed_at: at };
-  if (!(await deps.requests.settleNode(node.workflow_request_id, node.node_id, OPEN_NODE_STATES, set))) return false;
-  // A question nobody can act on any more is cancelled with its node.
-  if (node.status === 'waiting' && deps.interactions) await deps.interactions.resolve(interactionIdFor(node.id), 'cancelled', null);
-  await emitNode(deps, { ...node, ...set });
-  return true;
-}
-
-type FinishDeps = Pick<EngineDeps, 'requests'> & Partial<Pick<EngineDeps, 'interactions' | 'enqueue' | 'events'>>;
-
 /**
  * What follows a node reaching a terminal state; safe to run again for the
  * same node. A failed node fails the request. Otherwise each child learns
@@ -338,53 +327,4 @@ async function onlyParentDone(deps: EngineDeps, requestId: string, childId: stri
   const child = await deps.requests.getNode(requestId, childId);
   if (!child) return undefined;
   return { ...child, done_parents: new Set([parentId]), parent_count: 1, activated_by: activated ? new Set([parentId]) : new Set<string>() };
-}
-
-/**
- * Moves the request to a terminal state (once: conditional) and settles every
- * node still open as stopped, so nothing is left pending or in progress.
- */
-export async function finishRequest(deps: FinishDeps, requestId: string, status: 'completed' | 'failed' | 'stopped', error: FailureInfo | null) {
-  if (deps.events) return finishRequestBuffered(deps, requestId, status, error);
-  // Called outside a worker (stop): batch the sweep's events all the same.
-  const events = new EventBuffer();
-  try {
-    return await finishRequestBuffered({ ...deps, events }, requestId, status, error);
-  } finally {
-    await events.flush(deps.requests);
-  }
-}
-
-async function finishRequestBuffered(deps: FinishDeps, requestId: string, status: 'completed' | 'failed' | 'stopped', error: FailureInfo | null) {
-  // Open nodes are stopped before the request turns terminal, so a client
-  // that sees the terminal request also sees no node still open. The sweep
-  // runs again on every redelivery, so a crash half-way cannot strand one.
-  if (status !== 'completed') {
-    for (const node of await deps.requests.listNodes(requestId)) {
-      if (isTerminalNode(node.status)) continue;
-      // Stopping a request stops its children too.
-      if (node.child_request_id) await finishRequest(deps, node.child_request_id, 'stopped', null);
-      await settleAs(deps, node, 'stopped', null);
-    }
-  }
-  const finished = await deps.requests.transitionRequest(requestId, ['pending', 'in_progress', 'waiting'], {
-    status,
-    completed_at: new Date().toISOString(),
-    ...(error ? { error } : {}),
-  });
-  // The terminal request event goes last: listeners close on it.
-  if (finished) {
-    await emitRequest(deps, finished);
-    if (deps.enqueue) await wakeParent({ enqueue: deps.enqueue }, finished);
-  }
-  return finished;
-}
-
-/** A node task that exhausted its deliveries: the node and its request fail instead of hanging. */
-export async function failDeadLetteredTask(task: NodeTask, deps: FinishDeps): Promise<void> {
-  const node = await deps.requests.getNode(task.request_id, task.node_id);
-  if (!node || isTerminalNode(node.status)) return;
-  const failure = { code: 'delivery_exhausted', message: `Node ${node.node_id} could not be processed after repeated deliveries.` };
-  await settleAs(deps, node, 'failed', failure);
-  await finishRequest(deps, task.request_id, 'failed', failure);
 }

@@ -1,7 +1,7 @@
 import jsonata from 'jsonata';
 import { NodeFailure } from './node-failure.js';
 import type { NodeExecution, WorkflowRequest } from '../data/workflow-requests.js';
-import { agentNode, agentPrecheck } from './nodes/agent.js';
+import { agentNode } from './nodes/agent.js';
 import type { NodeType, WorkflowNode } from '../schemas/workflow-definition.js';
 import { httpNode } from './nodes/http.js';
 
@@ -47,8 +47,7 @@ export async function edgeTaken(when: string | undefined, input: unknown): Promi
 /**
  * Runners of the node types that compute an output. `approval` and
  * `workflow` wait on something outside the node and are handled by the
- * executor itself (EXECUTOR_TYPES below); a type in neither is refused when
- * a run starts instead of failing half-way.
+ * executor itself. What may run at all is lib/engine/capabilities.ts.
  */
 export const NODE_RUNNERS: Partial<Record<NodeType, NodeRunner>> = {
   transform: async ({ node, input }) => evaluateJsonata(String(node.config.expression), input),
@@ -56,14 +55,4 @@ export const NODE_RUNNERS: Partial<Record<NodeType, NodeRunner>> = {
   condition: async ({ input }) => input,
   http: httpNode,
   agent: agentNode,
-};
-
-/** Node types the executor handles itself, outside NODE_RUNNERS: they wait on something outside the node. */
-const EXECUTOR_TYPES = new Set<string>(['approval', 'workflow']);
-
-export const isExecutable = (type: string): boolean => type in NODE_RUNNERS || EXECUTOR_TYPES.has(type);
-
-/** Checks that need the service's configuration, made before a request starts. */
-export const NODE_PRECHECKS: Partial<Record<NodeType, (config: Record<string, unknown>) => string | undefined>> = {
-  agent: agentPrecheck,
 };

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { NodeExecution, WorkflowRequest, WorkflowRequestsRepo } from '../data/workflow-requests.js';
 import { ValidationError, type FieldError } from '../errors.js';
 import type { WorkflowDefinition } from '../schemas/workflow-definition.js';
-import { finishRequest } from './executor.js';
+import { isExecutable, NODE_PRECHECKS } from './capabilities.js';
+import { finishRequest } from './finish.js';
 import { graphOf, initialStates } from './graph.js';
 import type { EnqueueNodeTasks } from './node-queue.js';
-import { isExecutable, NODE_PRECHECKS } from './node-types.js';
 
 export interface StartDeps {
   requests: WorkflowRequestsRepo;

@@ -20,15 +20,6 @@ export function userMessageOf(input: Record<string, unknown>): string {
   return JSON.stringify(input);
 }
 
-/** Why an agent node cannot run here, checked before a request starts. */
-export function agentPrecheck(config: Record<string, unknown>): string | undefined {
-  const resolved = resolveModel(String(config.model));
-  if (!resolved) return `model provider of ${String(config.model)} is unknown`;
-  if (!resolved.provider.configured()) return `model provider ${resolved.providerName} is not configured on this service`;
-  if (Array.isArray(config.tools) && config.tools.length > 0) return 'agent tools are not supported yet';
-  return undefined;
-}
-
 /**
  * A model call with the chat's context memory for this node: the history
  * goes in, the user and assistant messages are written back (once per node
