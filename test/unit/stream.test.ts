@@ -216,14 +216,19 @@ describe('reads and their cost', () => {
     assert.deepEqual(streamMetrics.perListenerSecond(), { queries: 0.1, gets: 0, readUnits: 0.1 });
   });
 
-  test('the request comes with its watermark from one consistent GetItem', async () => {
+  test('the watermark is read from the counter item before the request, both consistently', async () => {
     const id = randomUUID();
-    mock.on(GetCommand).resolves({ Item: { ...keys.workflowRequest(id), entity: 'workflow_request', id, status: 'pending', event_seq: 7 }, ConsumedCapacity: { CapacityUnits: 1 } });
+    mock.on(GetCommand, { Key: keys.requestEventSeq(id) }).resolves({ Item: { ...keys.requestEventSeq(id), event_seq: 7 }, ConsumedCapacity: { CapacityUnits: 1 } });
+    mock
+      .on(GetCommand, { Key: keys.workflowRequest(id) })
+      .resolves({ Item: { ...keys.workflowRequest(id), entity: 'workflow_request', id, status: 'pending' }, ConsumedCapacity: { CapacityUnits: 1 } });
     const meter = listenerMeter(0);
     const found = await requestEventsReader({ db, tableName: 't' }, meter).requestWithWatermark(id);
     assert.deepEqual(found, { id, status: 'pending', event_seq: 7 });
-    assert.equal(mock.commandCalls(GetCommand)[0]!.args[0].input.ConsistentRead, true);
-    assert.equal(meter.gets, 1);
+    const calls = mock.commandCalls(GetCommand).map((c) => c.args[0].input);
+    assert.deepEqual(calls.map((c) => c.Key), [keys.requestEventSeq(id), keys.workflowRequest(id)]);
+    assert.ok(calls.every((c) => c.ConsistentRead === true));
+    assert.equal(meter.gets, 2);
     meter.close(0);
   });
 });
