@@ -1,4 +1,5 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { newestFirstPage } from './batch.js';
 import { equalityFilter } from './expressions.js';
 import { keys } from './keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from './table.js';
@@ -83,33 +84,8 @@ export function interactionsRepo(table: TableRef = defaultTable()) {
       filters: { run_id?: string; workflow_request_id?: string; status?: InteractionStatus },
       options: { limit: number; after?: { gsi1sk: string; pk: string; sk: string } },
     ) {
-      const filter = equalityFilter(filters);
-      const values: Record<string, unknown> = { ':g': keys.interactionIndexPartition(accountId), ...filter?.values };
-      const found: Array<Record<string, unknown>> = [];
-      let startKey: Record<string, unknown> | undefined = options.after ? { gsi1pk: values[':g'], ...options.after } : undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            IndexName: 'gsi1',
-            KeyConditionExpression: 'gsi1pk = :g',
-            FilterExpression: filter?.expression,
-            ExpressionAttributeNames: filter?.names,
-            ExpressionAttributeValues: values,
-            ScanIndexForward: false,
-            ExclusiveStartKey: startKey,
-            Limit: options.limit + 1,
-          }),
-        );
-        found.push(...(page.Items ?? []));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey && found.length <= options.limit);
-      const items = found.slice(0, options.limit);
-      const last = items.at(-1);
-      return {
-        interactions: items.map(view),
-        next: found.length > options.limit && last ? { gsi1sk: last.gsi1sk as string, pk: last.pk as string, sk: last.sk as string } : undefined,
-      };
+      const page = await newestFirstPage(db, tableName, keys.interactionIndexPartition(accountId), equalityFilter(filters), options);
+      return { interactions: page.items.map(view), next: page.next };
     },
   };
 }

@@ -1,4 +1,5 @@
-import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchPut, newestFirstPage } from './batch.js';
 import { equalityFilter, guardedSet } from './expressions.js';
 import { keys, ttlFromDate } from './keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from './table.js';
@@ -96,17 +97,11 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
-      for (let i = 0; i < nodes.length; i += 25) {
-        let items: Record<string, unknown>[] = nodes.slice(i, i + 25).map((node) => ({
-          PutRequest: { Item: { ...keys.nodeExecution(request.id, node.node_id), entity: 'node_execution', ...node } },
-        }));
-        for (let attempt = 0; items.length > 0; attempt++) {
-          if (attempt > 8) throw new Error('BatchWriteItem kept returning unprocessed items');
-          const result = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: items as never } }));
-          items = (result.UnprocessedItems?.[tableName] ?? []) as Record<string, unknown>[];
-          if (items.length > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
-        }
-      }
+      await batchPut(
+        db,
+        tableName,
+        nodes.map((node) => ({ ...keys.nodeExecution(request.id, node.node_id), entity: 'node_execution', ...node })),
+      );
     },
 
     async get(requestId: string): Promise<WorkflowRequest | undefined> {
@@ -320,17 +315,7 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       const now = new Date();
       const ttl = ttlFromDate(new Date(now.getTime() + EVENT_RETENTION_SECONDS * 1000));
       const events = data.map((d, i): RequestEvent => ({ seq: first + i, created_at: now.toISOString(), data: d }));
-      for (let i = 0; i < events.length; i += 25) {
-        let items: Record<string, unknown>[] = events.slice(i, i + 25).map((event) => ({
-          PutRequest: { Item: { ...keys.requestEvent(requestId, event.seq), entity: 'request_event', ...event, ttl } },
-        }));
-        for (let attempt = 0; items.length > 0; attempt++) {
-          if (attempt > 8) throw new Error('BatchWriteItem kept returning unprocessed events');
-          const result = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: items as never } }));
-          items = (result.UnprocessedItems?.[tableName] ?? []) as Record<string, unknown>[];
-          if (items.length > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
-        }
-      }
+      await batchPut(db, tableName, events.map((event) => ({ ...keys.requestEvent(requestId, event.seq), entity: 'request_event', ...event, ttl })));
       return events;
     },
 
@@ -344,33 +329,8 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       filters: { chat_id?: string; workflow_id?: string; status?: RequestStatus },
       options: { limit: number; after?: { gsi1sk: string; pk: string; sk: string } },
     ) {
-      const filter = equalityFilter(filters);
-      const values: Record<string, unknown> = { ':g': keys.workflowRequestIndexPartition(accountId), ...filter?.values };
-      const found: WorkflowRequest[] = [];
-      const positions: Array<{ gsi1sk: string; pk: string; sk: string }> = [];
-      let startKey: Record<string, unknown> | undefined = options.after ? { gsi1pk: values[':g'], ...options.after } : undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            IndexName: 'gsi1',
-            KeyConditionExpression: 'gsi1pk = :g',
-            FilterExpression: filter?.expression,
-            ExpressionAttributeNames: filter?.names,
-            ExpressionAttributeValues: values,
-            ScanIndexForward: false,
-            ExclusiveStartKey: startKey,
-            Limit: options.limit + 1,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          found.push(strip(item as WorkflowRequest & Record<string, unknown>));
-          positions.push({ gsi1sk: item.gsi1sk as string, pk: item.pk as string, sk: item.sk as string });
-        }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey && found.length <= options.limit);
-      const hasMore = found.length > options.limit;
-      return { requests: found.slice(0, options.limit), next: hasMore ? positions[options.limit - 1] : undefined };
+      const page = await newestFirstPage(db, tableName, keys.workflowRequestIndexPartition(accountId), equalityFilter(filters), options);
+      return { requests: page.items.map((item) => strip(item as WorkflowRequest & Record<string, unknown>)), next: page.next };
     },
   };
 }
