@@ -27,6 +27,8 @@ export interface EngineDeps extends StartDeps {
   interactions: InteractionsRepo;
   /** Set for the length of one task's processing; see EventBuffer. */
   events?: EventBuffer;
+  /** Nodes this invocation settled: inline children take parent outputs from here instead of re-reading them. */
+  settled?: Map<string, NodeExecution>;
 }
 
 /** The message must come back later (another delivery holds the node now). */
@@ -85,7 +87,7 @@ async function nodeInput(deps: EngineDeps, request: WorkflowRequest, graph: Grap
   }
   const input: Record<string, unknown> = {};
   for (const parentId of parents) {
-    const parent = await deps.requests.getNode(request.id, parentId);
+    const parent = deps.settled?.get(parentId) ?? (await deps.requests.getNode(request.id, parentId));
     if (parent?.status === 'completed') input[parentId] = parent.output_data ?? null;
   }
   return input;
@@ -101,15 +103,20 @@ async function nodeInput(deps: EngineDeps, request: WorkflowRequest, graph: Grap
 export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline: () => number): Promise<void> {
   const events = new EventBuffer();
   try {
-    await processNode(task, { ...deps, events }, deadline, false);
+    await processNode(task, { ...deps, events, settled: new Map() }, deadline);
   } finally {
     await events.flush(deps.requests);
   }
 }
 
-async function processNode(task: NodeTask, deps: EngineDeps, deadline: () => number, inline: boolean): Promise<void> {
-  const request = await deps.requests.get(task.request_id);
-  const node = request && (await deps.requests.getNode(task.request_id, task.node_id));
+/**
+ * `known` is given for inline children: the request and the child as the
+ * parent's invocation just read them, so nothing is read again.
+ */
+async function processNode(task: NodeTask, deps: EngineDeps, deadline: () => number, known?: { request: WorkflowRequest; node: NodeExecution }): Promise<void> {
+  const inline = known !== undefined;
+  const request = known?.request ?? (await deps.requests.get(task.request_id));
+  const node = known?.node ?? (request && (await deps.requests.getNode(task.request_id, task.node_id)));
   if (!request || !node) return;
   const graph = await loadGraph(deps, request);
 
@@ -191,6 +198,7 @@ async function processNode(task: NodeTask, deps: EngineDeps, deadline: () => num
   );
   if (!settled) return; // Stopped meanwhile, or the lease was taken over: that delivery owns the node.
   const done = { ...claimed, status: 'completed' as const, output_data: output, completed_at: completedAt };
+  deps.settled?.set(done.node_id, done);
   await emitNode(deps, done);
   await afterSettled(deps, request, graph, done, deadline);
 }
@@ -218,6 +226,7 @@ async function runPure(deps: EngineDeps, request: WorkflowRequest, graph: Graph,
   }
   if (!(await deps.requests.settleNode(request.id, node.node_id, ['pending', 'blocked'], set, node.attempt_count))) return;
   const settled = { ...node, ...set };
+  deps.settled?.set(node.node_id, settled);
   await emitNode(deps, settled);
   await afterSettled(deps, request, graph, settled, deadline);
 }
@@ -281,7 +290,7 @@ async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: G
   }
   if (node.status === 'stopped') return;
   const queued: NodeTask[] = [];
-  const inline: string[] = [];
+  const inline: NodeExecution[] = [];
   const visited = new Set<string>([node.node_id]);
   const walk: NodeExecution[] = [node];
   while (walk.length > 0) {
@@ -305,7 +314,7 @@ async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: G
             walk.push(skipped);
           }
         } else if (isPure(graph.nodes.get(child.node_id)) && deadline() > INLINE_MARGIN_MS) {
-          inline.push(child.node_id);
+          inline.push(child);
         } else {
           if (await deps.requests.transitionNode(request.id, child.node_id, ['blocked'], { status: 'pending' })) await emitNode(deps, { ...child, status: 'pending' });
           queued.push({ request_id: request.id, node_id: child.node_id });
@@ -315,7 +324,7 @@ async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: G
     }
   }
   if (queued.length > 0) await deps.enqueue(queued);
-  for (const nodeId of inline) await processNode({ request_id: request.id, node_id: nodeId }, deps, deadline, true);
+  for (const child of inline) await processNode({ request_id: request.id, node_id: child.node_id }, deps, deadline, { request, node: child });
   if (queued.length === 0 && inline.length === 0) {
     const outcome = await deps.requests.outcome(request.id);
     if (outcome.state !== 'open') await finishRequest(deps, request.id, outcome.state, outcome.state === 'failed' ? outcome.error : null);
