@@ -100,7 +100,14 @@ export function requestEventsReader(table: TableRef = defaultTable(), meter?: Re
         }),
       );
       meter?.record('query', ConsumedCapacity?.CapacityUnits ?? 0);
-      const events = (Items ?? []).map((i) => ({ seq: Number(i.seq), created_at: i.created_at as string, data: i.data as RequestEvent['data'] }));
+      // Items are pages of consecutive events keyed by their last seq (appendEvents), or single events.
+      const events = (Items ?? [])
+        .flatMap((i) =>
+          Array.isArray(i.events) ? (i.events as RequestEvent[]) : [{ seq: Number(i.seq), created_at: i.created_at as string, data: i.data as RequestEvent['data'] }],
+        )
+        .map((e) => ({ seq: Number(e.seq), created_at: e.created_at, data: e.data }))
+        .filter((e) => e.seq > afterSeq)
+        .sort((a, b) => a.seq - b.seq);
       return { events, complete: LastEvaluatedKey === undefined };
     },
   };

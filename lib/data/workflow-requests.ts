@@ -9,6 +9,9 @@ export const NODE_TERMINAL = ['completed', 'failed', 'skipped', 'stopped'] as co
 export type RequestStatus = 'pending' | 'in_progress' | 'waiting' | (typeof REQUEST_TERMINAL)[number];
 export type NodeStatus = 'pending' | 'in_progress' | 'blocked' | 'waiting' | (typeof NODE_TERMINAL)[number];
 
+/** Events per page item stop at this many bytes of JSON (an item holds 400 KB; a node output at most 300 KB). */
+export const EVENT_PAGE_BYTES = 350_000;
+
 /** How long the event log is kept (docs/data-model.md): long enough to resume any stream. */
 export const EVENT_RETENTION_SECONDS = 7 * 24 * 60 * 60;
 
@@ -296,9 +299,12 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
     /**
      * Appends events to the request's ordered event log: one atomic
      * `ADD event_seq :n` on the request's counter item reserves a contiguous
-     * range of sequence numbers, then the events are written (batched). A
-     * writer that dies in between leaves a hole, which readers skip after a
-     * grace period (lib/engine/stream.ts).
+     * range of sequence numbers, then the events are written as pages: one
+     * item holds as many consecutive events as fit in PAGE_BYTES and is keyed
+     * by its last `seq`, so a flush of many small events costs a write unit
+     * per kilobyte rather than one per event. A writer that dies in between
+     * leaves a hole, which readers skip after a grace period
+     * (lib/engine/stream.ts).
      */
     async appendEvents(requestId: string, data: Array<RequestEvent['data']>): Promise<RequestEvent[]> {
       if (data.length === 0) return [];
@@ -315,7 +321,29 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       const now = new Date();
       const ttl = ttlFromDate(new Date(now.getTime() + EVENT_RETENTION_SECONDS * 1000));
       const events = data.map((d, i): RequestEvent => ({ seq: first + i, created_at: now.toISOString(), data: d }));
-      await batchPut(db, tableName, events.map((event) => ({ ...keys.requestEvent(requestId, event.seq), entity: 'request_event', ...event, ttl })));
+      const pages: RequestEvent[][] = [];
+      let size = 0;
+      for (const event of events) {
+        const bytes = Buffer.byteLength(JSON.stringify(event));
+        if (pages.length === 0 || size + bytes > EVENT_PAGE_BYTES) {
+          pages.push([]);
+          size = 0;
+        }
+        pages.at(-1)!.push(event);
+        size += bytes;
+      }
+      await batchPut(
+        db,
+        tableName,
+        pages.map((page) => ({
+          ...keys.requestEvent(requestId, page.at(-1)!.seq),
+          entity: 'request_event_page',
+          first_seq: page[0]!.seq,
+          last_seq: page.at(-1)!.seq,
+          events: page,
+          ttl,
+        })),
+      );
       return events;
     },
 
