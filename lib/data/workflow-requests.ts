@@ -271,6 +271,21 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       return strip(Attributes as NodeExecution & Record<string, unknown>);
     },
 
+    /** markParentDone for several parents at once: one write however many settled. */
+    async markParentsDone(requestId: string, childId: string, parentIds: string[], activatedIds: string[]): Promise<NodeExecution> {
+      const { Attributes } = await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.nodeExecution(requestId, childId),
+          UpdateExpression: activatedIds.length > 0 ? 'ADD done_parents :p, activated_by :a' : 'ADD done_parents :p',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':p': new Set(parentIds), ...(activatedIds.length > 0 ? { ':a': new Set(activatedIds) } : {}) },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return strip(Attributes as NodeExecution & Record<string, unknown>);
+    },
+
     async transitionRequest(
       requestId: string,
       from: readonly RequestStatus[],

@@ -29,6 +29,8 @@ export interface EngineDeps extends StartDeps {
   events?: EventBuffer;
   /** Nodes this invocation settled: inline children take parent outputs from here instead of re-reading them. */
   settled?: Map<string, NodeExecution>;
+  /** Fan-in marks gathered during the invocation (flushDeferredMarks). */
+  deferredMarks?: DeferredMarks;
 }
 
 /** The message must come back later (another delivery holds the node now). */
@@ -102,8 +104,10 @@ async function nodeInput(deps: EngineDeps, request: WorkflowRequest, graph: Grap
  */
 export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline: () => number): Promise<void> {
   const events = new EventBuffer();
+  const scoped: EngineDeps = { ...deps, events, settled: new Map(), deferredMarks: new Map() };
   try {
-    await processNode(task, { ...deps, events, settled: new Map() }, deadline);
+    await processNode(task, scoped, deadline);
+    await flushDeferredMarks(scoped, deadline);
   } finally {
     await events.flush(deps.requests);
   }
@@ -289,45 +293,101 @@ async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: G
     return;
   }
   if (node.status === 'stopped') return;
-  const queued: NodeTask[] = [];
-  const inline: NodeExecution[] = [];
-  const visited = new Set<string>([node.node_id]);
-  const walk: NodeExecution[] = [node];
-  while (walk.length > 0) {
-    const parent = walk.shift()!;
+  const next: Dispatch = { queued: [], inline: [], walk: [node], visited: new Set([node.node_id]), openChild: false };
+  while (next.walk.length > 0) {
+    const parent = next.walk.shift()!;
     for (const edge of graph.children.get(parent.node_id) ?? []) {
       const activated = parent.status === 'completed' && (await edgeTaken(edge.when, parent.input_data ?? {}));
+      if ((graph.parents.get(edge.to)?.length ?? 0) > 1 && deps.deferredMarks) {
+        // Fan-in bookkeeping is gathered for the whole invocation and written
+        // once per child (see flushDeferredMarks); the child is open until then.
+        deferMark(deps.deferredMarks, request, graph, edge.to, parent.node_id, activated);
+        next.openChild = true;
+        continue;
+      }
       // A child with one parent is ready when that parent settles: a read
       // instead of the fan-in bookkeeping write.
       const child = (graph.parents.get(edge.to)?.length ?? 0) === 1 ? await onlyParentDone(deps, request.id, edge.to, parent.node_id, activated) : await deps.requests.markParentDone(request.id, edge.to, parent.node_id, activated);
-      if (!child) continue;
-      if (child.status === 'pending') {
-        queued.push({ request_id: request.id, node_id: child.node_id }); // A replay: the first enqueue may have been lost.
-      } else if (child.status === 'completed' || child.status === 'skipped') {
-        if (!visited.has(child.node_id)) walk.push(child);
-      } else if (child.status === 'blocked' && (child.done_parents?.size ?? 0) >= child.parent_count) {
-        if ((child.activated_by?.size ?? 0) === 0) {
-          const skippedAt = new Date().toISOString();
-          if (await deps.requests.settleNode(request.id, child.node_id, ['blocked'], { status: 'skipped', completed_at: skippedAt })) {
-            const skipped = { ...child, status: 'skipped' as const, completed_at: skippedAt };
-            await emitNode(deps, skipped);
-            walk.push(skipped);
-          }
-        } else if (isPure(graph.nodes.get(child.node_id)) && deadline() > INLINE_MARGIN_MS) {
-          inline.push(child);
-        } else {
-          if (await deps.requests.transitionNode(request.id, child.node_id, ['blocked'], { status: 'pending' })) await emitNode(deps, { ...child, status: 'pending' });
-          queued.push({ request_id: request.id, node_id: child.node_id });
-        }
-      }
-      visited.add(child.node_id);
+      if (child) await dispatchChild(deps, request, graph, child, deadline, next);
     }
   }
-  if (queued.length > 0) await deps.enqueue(queued);
-  for (const child of inline) await processNode({ request_id: request.id, node_id: child.node_id }, deps, deadline, { request, node: child });
-  if (queued.length === 0 && inline.length === 0) {
+  await runDispatched(deps, request, deadline, next);
+}
+
+interface Dispatch {
+  queued: NodeTask[];
+  inline: NodeExecution[];
+  walk: NodeExecution[];
+  visited: Set<string>;
+  /** A child is still open (blocked on other parents): the request cannot be done yet. */
+  openChild: boolean;
+}
+
+/** What to do with a child whose parent just settled (or was replayed). */
+async function dispatchChild(deps: EngineDeps, request: WorkflowRequest, graph: Graph, child: NodeExecution, deadline: () => number, next: Dispatch): Promise<void> {
+  if (child.status === 'pending') {
+    next.queued.push({ request_id: request.id, node_id: child.node_id }); // A replay: the first enqueue may have been lost.
+  } else if (child.status === 'completed' || child.status === 'skipped') {
+    if (!next.visited.has(child.node_id)) next.walk.push(child);
+  } else if (child.status === 'blocked' && (child.done_parents?.size ?? 0) >= child.parent_count) {
+    if ((child.activated_by?.size ?? 0) === 0) {
+      const skippedAt = new Date().toISOString();
+      if (await deps.requests.settleNode(request.id, child.node_id, ['blocked'], { status: 'skipped', completed_at: skippedAt })) {
+        const skipped = { ...child, status: 'skipped' as const, completed_at: skippedAt };
+        await emitNode(deps, skipped);
+        next.walk.push(skipped);
+      }
+    } else if (isPure(graph.nodes.get(child.node_id)) && deadline() > INLINE_MARGIN_MS) {
+      next.inline.push(child);
+    } else {
+      if (await deps.requests.transitionNode(request.id, child.node_id, ['blocked'], { status: 'pending' })) await emitNode(deps, { ...child, status: 'pending' });
+      next.queued.push({ request_id: request.id, node_id: child.node_id });
+    }
+  } else if (child.status === 'blocked') {
+    next.openChild = true;
+  }
+  next.visited.add(child.node_id);
+}
+
+async function runDispatched(deps: EngineDeps, request: WorkflowRequest, deadline: () => number, next: Dispatch): Promise<void> {
+  if (next.queued.length > 0) await deps.enqueue(next.queued);
+  for (const child of next.inline) await processNode({ request_id: request.id, node_id: child.node_id }, deps, deadline, { request, node: child });
+  if (next.queued.length === 0 && next.inline.length === 0 && !next.openChild) {
     const outcome = await deps.requests.outcome(request.id);
     if (outcome.state !== 'open') await finishRequest(deps, request.id, outcome.state, outcome.state === 'failed' ? outcome.error : null);
+  }
+}
+
+type DeferredMarks = Map<string, { request: WorkflowRequest; graph: Graph; childId: string; parents: Set<string>; activated: Set<string> }>;
+
+function deferMark(marks: DeferredMarks, request: WorkflowRequest, graph: Graph, childId: string, parentId: string, activated: boolean): void {
+  const key = `${request.id}/${childId}`;
+  const entry = marks.get(key) ?? { request, graph, childId, parents: new Set<string>(), activated: new Set<string>() };
+  entry.parents.add(parentId);
+  if (activated) entry.activated.add(parentId);
+  marks.set(key, entry);
+}
+
+/**
+ * Writes the fan-in bookkeeping gathered during the invocation: one update
+ * per child however many of its parents settled here, then dispatches the
+ * children that became ready (which may gather more). Runs before the
+ * invocation acknowledges its message, so a crash before it is replayed.
+ */
+async function flushDeferredMarks(deps: EngineDeps, deadline: () => number): Promise<void> {
+  const marks = deps.deferredMarks!;
+  while (marks.size > 0) {
+    const batch = [...marks.values()];
+    marks.clear();
+    for (const entry of batch) {
+      const child = await deps.requests.markParentsDone(entry.request.id, entry.childId, [...entry.parents], [...entry.activated]);
+      const next: Dispatch = { queued: [], inline: [], walk: [], visited: new Set(), openChild: false };
+      await dispatchChild(deps, entry.request, entry.graph, child, deadline, next);
+      // A replayed child that had already settled continues the walk from there.
+      for (const settled of next.walk) await afterSettled(deps, entry.request, entry.graph, settled, deadline);
+      next.walk = [];
+      await runDispatched(deps, entry.request, deadline, next);
+    }
   }
 }
 
