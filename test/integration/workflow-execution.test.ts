@@ -109,6 +109,18 @@ describe('workflow execution on SQS workers', () => {
     assert.equal(nodes.join!.attempt_count, 1);
   });
 
+  test('fan-in across deliveries: branches run from the queue each mark the join once, and it runs once', async () => {
+    const start = transform('start', '1');
+    const branches = Array.from({ length: 4 }, (_, i) => ({ ...transform(`b${i}`, `${i}`), retry: { max_attempts: 2, backoff_ms: 10 } }));
+    const join = transform('join', '$count($keys($))');
+    const v = await version([start, ...branches, join], [...branches.map((b) => ({ from: start.id, to: b.id })), ...branches.map((b) => ({ from: b.id, to: join.id }))]);
+    const tree = await settled(await run(v));
+    assert.equal(tree.workflow_request.status, 'completed');
+    const joined = tree.node_executions.find((n) => n.node_id === join.id)!;
+    assert.equal(joined.output_data, 4);
+    assert.equal(joined.attempt_count, 1);
+  });
+
   test('a condition takes one branch: the other and everything only it leads to are skipped; a join with one live parent runs', async () => {
     const check = node('check', 'condition');
     const big = transform('big', '"big"');
