@@ -10,6 +10,8 @@ import { WorkflowServiceStack } from './stack.js';
  *   queuePrefix – physical queue name prefix, default `<stackName>-`
  *   dynamodbEndpoint / sqsEndpoint – ONLY for running cdk.out under SAM
  *                locally (declares DYNAMODB_ENDPOINT / SQS_ENDPOINT); never for AWS
+ *   httpNodeAllowedHosts, httpNodeAllowInsecure, openaiBaseUrl, openaiApiKey –
+ *                worker settings (see WorkflowServiceStackProps.workerEnvironment)
  */
 const app = new App();
 const context = (key: string): string | undefined => {
@@ -23,6 +25,16 @@ new WorkflowServiceStack(app, context('stackName') ?? 'WorkflowService', {
   queuePrefix: context('queuePrefix'),
   localEndpoints:
     context('dynamodbEndpoint') || context('sqsEndpoint') ? { dynamodb: context('dynamodbEndpoint'), sqs: context('sqsEndpoint') } : undefined,
+  workerEnvironment: Object.fromEntries(
+    (
+      [
+        ['httpNodeAllowedHosts', 'HTTP_NODE_ALLOWED_HOSTS'],
+        ['httpNodeAllowInsecure', 'HTTP_NODE_ALLOW_INSECURE'],
+        ['openaiBaseUrl', 'OPENAI_BASE_URL'],
+        ['openaiApiKey', 'OPENAI_API_KEY'],
+      ] as const
+    ).flatMap(([key, name]) => (context(key) ? [[name, context(key)!]] : [])),
+  ),
   // Environment-agnostic (no lookups): deploys to whatever account/region the CLI uses.
 });
 

@@ -44,6 +44,14 @@ export interface WorkflowServiceStackProps extends StackProps {
    * can only override variables the template declares. Never set for AWS.
    */
   readonly localEndpoints?: { readonly dynamodb?: string; readonly sqs?: string };
+  /**
+   * Operator settings of the workers that run nodes: `HTTP_NODE_ALLOWED_HOSTS`
+   * (hostnames or CIDRs http nodes may reach although private),
+   * `HTTP_NODE_ALLOW_INSECURE` ('true' allows http:), `OPENAI_BASE_URL` and
+   * `OPENAI_API_KEY` (an OpenAI-compatible provider; without a key only
+   * Bedrock and local/echo are configured).
+   */
+  readonly workerEnvironment?: Readonly<Record<string, string>>;
 }
 
 const DEFAULT_MEMORY_MB = 256;
@@ -288,6 +296,7 @@ export class WorkflowServiceStack extends Stack {
       });
       const worker = this.createFunction(`${definition.name}Worker`, workerSpec(definition.worker, 'Worker'));
       worker.addEnvironment('BASE_URL', publicUrl);
+      for (const [name, value] of Object.entries(props.workerEnvironment ?? {})) worker.addEnvironment(name, value);
       if (definition.invokesModels) {
         worker.addToRolePolicy(
           new iam.PolicyStatement({
