@@ -38,7 +38,7 @@ const httpRoutes = routes.filter((r) => !r.streaming);
 // Same feature flags as `cdk synth` (cdk.json), same cdk-nag plugin as infra/app.ts.
 const cdkJson = JSON.parse(readFileSync(resolve(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
 const app = new App({ context: cdkJson.context });
-const stack = new WorkflowServiceStack(app, 'WorkflowServiceTest', { routes, queues: [TEST_QUEUE] });
+const stack = new WorkflowServiceStack(app, 'WorkflowServiceTest', { routes, queues: [TEST_QUEUE], workerEnvironment: { HTTP_NODE_ALLOWED_HOSTS: '10.0.0.0/8' } });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
 
 // Unacknowledged cdk-nag findings make synthesis throw (the report is in the error).
@@ -273,7 +273,7 @@ test('queue, DLQ, redrive, worker and dead-letter worker event sources', () => {
   tpl().hasResourceProperties('AWS::Lambda::Function', {
     Description: `Worker for queue ${TEST_QUEUE.name}`,
     Timeout: TEST_QUEUE.workerTimeoutSeconds,
-    Environment: { Variables: Match.objectLike({ [queueUrlEnvName(TEST_QUEUE.name)]: { Ref: queueId } }) },
+    Environment: { Variables: Match.objectLike({ [queueUrlEnvName(TEST_QUEUE.name)]: { Ref: queueId }, HTTP_NODE_ALLOWED_HOSTS: '10.0.0.0/8' }) },
   });
   const workerActions = actionsOf(queue.worker);
   for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage', 'dynamodb:PutItem', 'bedrock:InvokeModel']) {
