@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
+import { apiFor, createVersion, node, type TestNode } from '../helpers/workflows.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let user: Awaited<ReturnType<typeof signedUpUser>>;
@@ -14,26 +15,9 @@ after(async () => {
   await stack.stop();
 });
 
-const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-  const response = await fetch(`${stack.url}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...bearer(user.token), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-};
+const api = apiFor(() => stack.url, () => user.token);
 const respond = (id: string, body: unknown, key = randomUUID()) => api('POST', `/v2/interactions/${id}/respond`, body, { 'Idempotency-Key': key });
-
-type Node = { id: string; name: string; type: string; config: Record<string, unknown> };
-const node = (name: string, type: string, config: Record<string, unknown> = {}): Node => ({ id: randomUUID(), name, type, config });
-
-async function version(nodes: Node[], edges: Array<{ from: string; to: string; when?: string }>) {
-  const workflow = await api('POST', '/v1/workflows', { name: `wf-${randomUUID()}` });
-  const created = await api('POST', `/v1/workflows/${workflow.body.id}/versions`, { definition: { nodes, edges } });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  return created.body as { id: string; entry_node_ids: string[]; workflow_id: string };
-}
+const version = (nodes: TestNode[], edges: Array<{ from: string; to: string; when?: string }>) => createVersion(api, nodes, edges);
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -7,6 +7,7 @@ import { workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 import { keys } from '../../lib/data/keys.js';
 import { QUEUES } from '../../lib/queues.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
+import { apiFor, createVersion, node, transform, type TestNode } from '../helpers/workflows.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let user: Awaited<ReturnType<typeof signedUpUser>>;
@@ -23,27 +24,9 @@ after(async () => {
   await stack.stop();
 });
 
-const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-  const response = await fetch(`${stack.url}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...bearer(user.token), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
-};
-
-type Node = { id: string; name: string; type: string; config: Record<string, unknown> };
-const node = (name: string, type: string, config: Record<string, unknown> = {}): Node => ({ id: randomUUID(), name, type, config });
-const transform = (name: string, expression: string) => node(name, 'transform', { expression });
-
-async function version(nodes: Node[], edges: Array<{ from: string; to: string; when?: string }>) {
-  const workflow = await api('POST', '/v1/workflows', { name: `wf-${randomUUID()}` });
-  assert.equal(workflow.status, 201, JSON.stringify(workflow.body));
-  const created = await api('POST', `/v1/workflows/${workflow.body.id}/versions`, { definition: { nodes, edges } });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  return created.body as { id: string; entry_node_ids: string[] };
-}
+const api = apiFor(() => stack.url, () => user.token);
+type Node = TestNode;
+const version = (nodes: Node[], edges: Array<{ from: string; to: string; when?: string }>) => createVersion(api, nodes, edges);
 
 async function run(v: { id: string; entry_node_ids: string[] }, payload: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
   const started = await api('POST', '/v1/workflow-requests/run', { workflow_version_id: v.id, entry_node_ids: v.entry_node_ids, payload, ...extra });
