@@ -15,7 +15,8 @@ import type { StartDeps } from './start.js';
 import { openApproval, resumeApproval } from './approval.js';
 import { graphOf, type Graph } from './graph.js';
 import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
-import { edgeTaken, NODE_RUNNERS, NodeFailure } from './node-types.js';
+import { NodeFailure } from './node-failure.js';
+import type { WorkerRuntime } from './node-runner.js';
 import { retryDelayMs, shouldRetry } from './retry.js';
 import { emitNode, emitRequest, EventBuffer } from './emit.js';
 
@@ -25,6 +26,8 @@ export interface EngineDeps extends StartDeps {
   requests: WorkflowRequestsRepo;
   enqueue: EnqueueNodeTasks;
   interactions: InteractionsRepo;
+  /** The node types this worker runs and whether it evaluates JSONata (lib/engine/node-runner.ts). */
+  runtime: WorkerRuntime;
   /** Set for the length of one task's processing; see EventBuffer. */
   events?: EventBuffer;
   /** Nodes this invocation settled: inline children take parent outputs from here instead of re-reading them. */
@@ -70,6 +73,9 @@ async function loadGraph(deps: EngineDeps, request: WorkflowRequest): Promise<Gr
  */
 const PURE_TYPES = new Set<string>(['transform', 'condition']);
 const isPure = (definition: WorkflowNode | undefined): definition is WorkflowNode => !!definition && PURE_TYPES.has(definition.type) && !definition.retry;
+/** Types the executor handles itself, in every worker. */
+const EXECUTOR_TYPES = new Set(['approval', 'workflow']);
+const runsHere = (deps: EngineDeps, type: string): boolean => EXECUTOR_TYPES.has(type) || type in deps.runtime.runners;
 /** Inline work stops this long before the invocation's deadline; the rest goes to the queue. */
 const INLINE_MARGIN_MS = 10_000;
 
@@ -144,6 +150,11 @@ async function processNode(task: NodeTask, deps: EngineDeps, deadline: () => num
     if (settled) await afterSettled(deps, request, graph, settled, deadline);
     return;
   }
+  // A task on the wrong queue (another worker runs this type) is passed on.
+  if (!runsHere(deps, node.node_type)) {
+    await deps.enqueue([{ request_id: request.id, node_id: node.node_id, node_type: node.node_type }]);
+    return;
+  }
   const pureDefinition = graph.nodes.get(node.node_id);
   if (isPure(pureDefinition) && node.status !== 'in_progress') {
     await runPure(deps, request, graph, pureDefinition, node, deadline);
@@ -183,7 +194,7 @@ async function processNode(task: NodeTask, deps: EngineDeps, deadline: () => num
   await deps.events?.flush(deps.requests);
   let output: unknown;
   try {
-    output = await runWithTimeout(definition, input, timeoutMs, request, claimed);
+    output = await runWithTimeout(deps.runtime, definition, input, timeoutMs, request, claimed);
   } catch (error) {
     await handleFailure(deps, request, graph, definition, claimed, error);
     return;
@@ -221,7 +232,7 @@ async function runPure(deps: EngineDeps, request: WorkflowRequest, graph: Graph,
   const attempt = node.attempt_count + 1;
   let set: Partial<NodeExecution> & { status: 'completed' | 'failed' };
   try {
-    const output = await runWithTimeout(definition, input, timeoutMs, request, { ...node, input_data: input, attempt_count: attempt });
+    const output = await runWithTimeout(deps.runtime, definition, input, timeoutMs, request, { ...node, input_data: input, attempt_count: attempt });
     if (outputTooLarge(output)) throw new NodeFailure('output_too_large', `The node output exceeds ${MAX_OUTPUT_BYTES} bytes of JSON.`, false);
     set = { status: 'completed', input_data: input, output_data: output, attempt_count: attempt, started_at: startedAt, completed_at: new Date().toISOString() };
   } catch (error) {
@@ -236,13 +247,14 @@ async function runPure(deps: EngineDeps, request: WorkflowRequest, graph: Graph,
 }
 
 async function runWithTimeout(
+  runtime: WorkerRuntime,
   definition: WorkflowNode,
   input: Record<string, unknown>,
   timeoutMs: number,
   request: WorkflowRequest,
   execution: NodeExecution,
 ): Promise<unknown> {
-  const runner = NODE_RUNNERS[definition.type];
+  const runner = runtime.runners[definition.type];
   if (!runner) throw new NodeFailure('node_type_not_supported', `Node type ${definition.type} cannot be executed yet.`, false);
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -266,7 +278,7 @@ async function handleFailure(deps: EngineDeps, request: WorkflowRequest, graph: 
     const requeued = await deps.requests.transitionNode(request.id, node.node_id, ['in_progress'], { status: 'pending', error: failure, lease_expires_at: 0 });
     if (requeued) {
       await emitNode(deps, requeued);
-      await deps.enqueue([{ request_id: request.id, node_id: node.node_id }], retryDelayMs(definition.retry!, node.attempt_count) / 1000);
+      await deps.enqueue([{ request_id: request.id, node_id: node.node_id, node_type: node.node_type }], retryDelayMs(definition.retry!, node.attempt_count) / 1000);
     }
     return;
   }
@@ -296,8 +308,14 @@ async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: G
   const next: Dispatch = { queued: [], inline: [], walk: [node], visited: new Set([node.node_id]), openChild: false };
   while (next.walk.length > 0) {
     const parent = next.walk.shift()!;
-    for (const edge of graph.children.get(parent.node_id) ?? []) {
-      const activated = parent.status === 'completed' && (await edgeTaken(edge.when, parent.input_data ?? {}));
+    const edges = graph.children.get(parent.node_id) ?? [];
+    if (!deps.runtime.edgeTaken && edges.some((e) => e.when !== undefined)) {
+      // No JSONata here: the node worker re-runs this node's (idempotent) propagation.
+      next.queued.push({ request_id: request.id, node_id: parent.node_id, node_type: parent.node_type });
+      continue;
+    }
+    for (const edge of edges) {
+      const activated = parent.status === 'completed' && (await (deps.runtime.edgeTaken ?? noPredicate)(edge.when, parent.input_data ?? {}));
       if ((graph.parents.get(edge.to)?.length ?? 0) > 1 && deps.deferredMarks) {
         // Fan-in bookkeeping is gathered for the whole invocation and written
         // once per child (see flushDeferredMarks); the child is open until then.
@@ -314,6 +332,8 @@ async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: G
   await runDispatched(deps, request, deadline, next);
 }
 
+const noPredicate = async (when: string | undefined): Promise<boolean> => when === undefined;
+
 interface Dispatch {
   queued: NodeTask[];
   inline: NodeExecution[];
@@ -326,7 +346,7 @@ interface Dispatch {
 /** What to do with a child whose parent just settled (or was replayed). */
 async function dispatchChild(deps: EngineDeps, request: WorkflowRequest, graph: Graph, child: NodeExecution, deadline: () => number, next: Dispatch): Promise<void> {
   if (child.status === 'pending') {
-    next.queued.push({ request_id: request.id, node_id: child.node_id }); // A replay: the first enqueue may have been lost.
+    next.queued.push({ request_id: request.id, node_id: child.node_id, node_type: child.node_type }); // A replay: the first enqueue may have been lost.
   } else if (child.status === 'completed' || child.status === 'skipped') {
     if (!next.visited.has(child.node_id)) next.walk.push(child);
   } else if (child.status === 'blocked' && (child.done_parents?.size ?? 0) >= child.parent_count) {
@@ -337,11 +357,11 @@ async function dispatchChild(deps: EngineDeps, request: WorkflowRequest, graph: 
         await emitNode(deps, skipped);
         next.walk.push(skipped);
       }
-    } else if (isPure(graph.nodes.get(child.node_id)) && deadline() > INLINE_MARGIN_MS) {
+    } else if (isPure(graph.nodes.get(child.node_id)) && runsHere(deps, child.node_type) && deadline() > INLINE_MARGIN_MS) {
       next.inline.push(child);
     } else {
       if (await deps.requests.transitionNode(request.id, child.node_id, ['blocked'], { status: 'pending' })) await emitNode(deps, { ...child, status: 'pending' });
-      next.queued.push({ request_id: request.id, node_id: child.node_id });
+      next.queued.push({ request_id: request.id, node_id: child.node_id, node_type: child.node_type });
     }
   } else if (child.status === 'blocked') {
     next.openChild = true;

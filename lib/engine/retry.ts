@@ -1,5 +1,5 @@
 import type { WorkflowNode } from '../schemas/workflow-definition.js';
-import { NodeFailure } from './node-types.js';
+import { NodeFailure } from './node-failure.js';
 
 type RetryPolicy = NonNullable<WorkflowNode['retry']>;
 

@@ -115,7 +115,7 @@ export async function startRequest(deps: StartDeps, accountId: string, input: St
   if (parent && (await deps.requests.get(id))) return request; // Started by an earlier delivery.
   await deps.requests.create(request, nodes);
   try {
-    await deps.enqueue(input.entry_node_ids.map((nodeId) => ({ request_id: id, node_id: nodeId })));
+    await deps.enqueue(input.entry_node_ids.map((nodeId) => ({ request_id: id, node_id: nodeId, node_type: graph.nodes.get(nodeId)?.type })));
   } catch (error) {
     // Never leave a request pending with nothing queued to run it.
     await finishRequest(deps, id, 'failed', { code: 'internal_error', message: 'The request could not be queued.' });

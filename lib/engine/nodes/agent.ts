@@ -1,7 +1,7 @@
 import { memoryRepo, type MemoryRepo } from '../../data/memory.js';
 import { resolveModel } from '../../models/registry.js';
 import { NodeFailure } from '../node-failure.js';
-import type { NodeRunContext } from '../node-types.js';
+import type { NodeRunContext } from '../node-runner.js';
 
 let memory: MemoryRepo | undefined;
 

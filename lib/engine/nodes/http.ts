@@ -6,7 +6,9 @@ import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import type * as z from 'zod';
 import type { HttpConfig } from '../../schemas/workflow-definition.js';
-import { evaluateJsonata, NodeFailure, type NodeRunContext } from '../node-types.js';
+import { evaluateJsonata } from '../jsonata.js';
+import { NodeFailure } from '../node-failure.js';
+import type { NodeRunContext } from '../node-runner.js';
 import { renderString, renderValue } from '../template.js';
 
 /**

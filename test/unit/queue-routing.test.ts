@@ -1,0 +1,22 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { AGENT_RUNTIME } from '../../lib/engine/agent-runtime.js';
+import { NODE_RUNTIME } from '../../lib/engine/node-types.js';
+import { AGENT_TASKS_QUEUE, NODE_TASKS_QUEUE, QUEUES, queueFor } from '../../lib/queues.js';
+
+describe('node task routing', () => {
+  test('agent nodes go to the agent queue, everything else to node-tasks', () => {
+    assert.equal(queueFor('agent'), AGENT_TASKS_QUEUE);
+    for (const type of ['transform', 'condition', 'http', 'approval', 'workflow', undefined]) assert.equal(queueFor(type), NODE_TASKS_QUEUE);
+    assert.deepEqual(QUEUES.map((q) => q.name).sort(), [AGENT_TASKS_QUEUE, NODE_TASKS_QUEUE].sort());
+  });
+
+  test('each worker runs its own types; only the node worker evaluates JSONata predicates', () => {
+    assert.deepEqual(Object.keys(NODE_RUNTIME.runners).sort(), ['condition', 'http', 'transform']);
+    assert.deepEqual(Object.keys(AGENT_RUNTIME.runners), ['agent']);
+    assert.equal(typeof NODE_RUNTIME.edgeTaken, 'function');
+    assert.equal(AGENT_RUNTIME.edgeTaken, undefined);
+    assert.equal(QUEUES.find((q) => q.name === AGENT_TASKS_QUEUE)?.invokesModels, true);
+    assert.notEqual(QUEUES.find((q) => q.name === NODE_TASKS_QUEUE)?.invokesModels, true);
+  });
+});
