@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys.js';
 import { defaultTable, type TableRef } from './table.js';
-import type { NodeExecution, RequestEvent, WorkflowRequest } from './workflow-requests.js';
+import { workflowRequestsRepo, type NodeExecution, type RequestEvent, type WorkflowRequest } from './workflow-requests.js';
 
 /**
  * The reads of a live stream (functions/workflow-requests/listen.ts), with
@@ -27,6 +27,7 @@ const strip = (item: Record<string, unknown>): Record<string, unknown> => {
 
 export function requestEventsReader(table: TableRef = defaultTable(), meter?: ReadMeter) {
   const { db, tableName } = table;
+  const nodesReader = workflowRequestsRepo(table);
   return {
     /**
      * The request and its `event_seq` watermark from one strongly consistent
@@ -52,25 +53,7 @@ export function requestEventsReader(table: TableRef = defaultTable(), meter?: Re
 
     /** Every node execution of the request (the snapshot): strongly consistent Query pages of `NODE#`. */
     async nodes(requestId: string): Promise<NodeExecution[]> {
-      const prefix = keys.nodeExecutionPrefix(requestId);
-      const nodes: NodeExecution[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
-            ExclusiveStartKey: startKey,
-            ConsistentRead: true,
-            ReturnConsumedCapacity: 'TOTAL',
-          }),
-        );
-        meter?.record('query', page.ConsumedCapacity?.CapacityUnits ?? 0);
-        nodes.push(...(page.Items ?? []).map((i) => strip(i) as unknown as NodeExecution));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-      return nodes;
+      return nodesReader.listNodes(requestId, (readUnits) => meter?.record('query', readUnits));
     },
 
     /**

@@ -82,6 +82,33 @@ const strip = <T extends Record<string, unknown>>(item: T): T => {
 export function workflowRequestsRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;
 
+  /** A conditional UpdateItem: the new item, or undefined when the condition failed. */
+  async function guardedUpdate(
+    key: Record<string, string>,
+    update: string,
+    condition: string,
+    names: Record<string, string>,
+    values: Record<string, unknown>,
+  ): Promise<Record<string, unknown> | undefined> {
+    try {
+      const { Attributes } = await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: update,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return strip(Attributes ?? {});
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
   return {
     /**
      * Writes the request and every node execution before anything is
@@ -117,7 +144,8 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       return Item ? strip(Item as NodeExecution & Record<string, unknown>) : undefined;
     },
 
-    async listNodes(requestId: string): Promise<NodeExecution[]> {
+    /** Every node execution, strongly consistent; `onCapacity` receives the read units of each page. */
+    async listNodes(requestId: string, onCapacity?: (readUnits: number) => void): Promise<NodeExecution[]> {
       const prefix = keys.nodeExecutionPrefix(requestId);
       const nodes: NodeExecution[] = [];
       let startKey: Record<string, unknown> | undefined;
@@ -129,8 +157,10 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
             ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
             ExclusiveStartKey: startKey,
             ConsistentRead: true,
+            ...(onCapacity ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
           }),
         );
+        onCapacity?.(page.ConsumedCapacity?.CapacityUnits ?? 0);
         nodes.push(...(page.Items ?? []).map((i) => strip(i as NodeExecution & Record<string, unknown>)));
         startKey = page.LastEvaluatedKey;
       } while (startKey);
@@ -158,30 +188,14 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       }
       const update = `${setPart}${options.incrementAttempt ? ' ADD attempt_count :one' : ''}`;
       if (options.incrementAttempt) values[':one'] = 1;
-      try {
-        const { Attributes } = await db.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.nodeExecution(requestId, nodeId),
-            UpdateExpression: update,
-            ConditionExpression: condition,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return strip(Attributes as NodeExecution & Record<string, unknown>);
-      } catch (error) {
-        if (isConditionFailure(error)) return undefined;
-        throw error;
-      }
+      return (await guardedUpdate(keys.nodeExecution(requestId, nodeId), update, condition, names, values)) as NodeExecution | undefined;
     },
 
     /**
      * Moves a node to a terminal state under a condition on its current
      * status (and attempt): one conditional write. The status is the guard,
      * so a redelivered message can never settle a node twice. Whether the
-     * request is done is read afterwards (`hasOpenNodes`), not counted.
+     * request is done is read afterwards (`outcome`), not counted.
      */
     async settleNode(
       requestId: string,
@@ -197,22 +211,7 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
         values[':attempt'] = attempt;
         condition += ' AND #attempt = :attempt';
       }
-      try {
-        await db.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.nodeExecution(requestId, nodeId),
-            UpdateExpression: update,
-            ConditionExpression: condition,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+      return (await guardedUpdate(keys.nodeExecution(requestId, nodeId), update, condition, names, values)) !== undefined;
     },
 
     /**
@@ -292,23 +291,7 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       set: Partial<WorkflowRequest> & { status: RequestStatus },
     ): Promise<WorkflowRequest | undefined> {
       const { names, values, update, condition } = guardedSet(set, from);
-      try {
-        const { Attributes } = await db.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.workflowRequest(requestId),
-            UpdateExpression: update,
-            ConditionExpression: condition,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return strip(Attributes as WorkflowRequest & Record<string, unknown>);
-      } catch (error) {
-        if (isConditionFailure(error)) return undefined;
-        throw error;
-      }
+      return (await guardedUpdate(keys.workflowRequest(requestId), update, condition, names, values)) as WorkflowRequest | undefined;
     },
 
     /**
