@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { newestFirstPage } from './batch.js';
+import { newestFirstPage } from './index-page.js';
 import { equalityFilter } from './expressions.js';
 import { keys } from './keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from './table.js';

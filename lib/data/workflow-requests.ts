@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchPut, newestFirstPage } from './batch.js';
+import { batchPut } from './batch.js';
+import { newestFirstPage } from './index-page.js';
 import { equalityFilter, guardedSet } from './expressions.js';
 import { keys, ttlFromDate } from './keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from './table.js';
