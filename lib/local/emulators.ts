@@ -72,10 +72,14 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
     client.destroy();
   }
   failed.catch(() => undefined);
+  // However this process ends (short of SIGKILL), it takes DynamoDB Local with it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
   return {
     endpoint,
     stop: () =>
       new Promise<void>((resolveStop) => {
+        process.off('exit', killOnExit);
         if (child.exitCode !== null) return resolveStop();
         child.once('exit', () => resolveStop());
         child.kill('SIGTERM');
