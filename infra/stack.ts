@@ -326,6 +326,12 @@ export class WorkflowServiceStack extends Stack {
       this.queues.set(definition.name, { queue, dlq, worker, deadLetterWorker });
     }
 
+    // Starting a run checks that an agent's provider is configured; the API
+    // functions learn that the OpenAI-compatible one is without getting its key.
+    if (props.workerEnvironment?.OPENAI_API_KEY) {
+      for (const fn of this.allFunctions) fn.addEnvironment('OPENAI_CONFIGURED', 'true');
+    }
+
     // Only routes marked `sends` and the workers may send to the queues.
     const senders = [
       ...routes.filter((r) => r.sends && !r.streaming).map((r) => this.routeFunctions.get(r.id)!),

@@ -38,7 +38,7 @@ const httpRoutes = routes.filter((r) => !r.streaming);
 // Same feature flags as `cdk synth` (cdk.json), same cdk-nag plugin as infra/app.ts.
 const cdkJson = JSON.parse(readFileSync(resolve(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
 const app = new App({ context: cdkJson.context });
-const stack = new WorkflowServiceStack(app, 'WorkflowServiceTest', { routes, queues: [TEST_QUEUE], workerEnvironment: { HTTP_NODE_ALLOWED_HOSTS: '10.0.0.0/8' } });
+const stack = new WorkflowServiceStack(app, 'WorkflowServiceTest', { routes, queues: [TEST_QUEUE], workerEnvironment: { HTTP_NODE_ALLOWED_HOSTS: '10.0.0.0/8', OPENAI_API_KEY: 'test-key' } });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
 
 // Unacknowledged cdk-nag findings make synthesis throw (the report is in the error).
@@ -165,6 +165,9 @@ test('one nodejs22.x arm64 function per HTTP route, plus stream, worker and dead
     const env = fn.Properties?.Environment?.Variables as Record<string, unknown>;
     for (const name of ['TABLE_NAME', 'QUEUE_PREFIX', 'POWERTOOLS_SERVICE_NAME', queueUrlEnvName(TEST_QUEUE.name)]) assert.ok(env[name], `${name} set`);
     assert.equal(env.NODE_OPTIONS, '--enable-source-maps');
+    // Every function may check that the OpenAI-compatible provider is configured; only workers get its key.
+    assert.equal(env.OPENAI_CONFIGURED, 'true');
+    assert.equal(env.OPENAI_API_KEY !== undefined, String(fn.Properties?.Description ?? '').startsWith('Worker for queue'), `${String(fn.Properties?.Description)}: OPENAI_API_KEY only on workers`);
   }
   for (const route of httpRoutes) {
     tpl().hasResourceProperties('AWS::Lambda::Function', {
