@@ -194,7 +194,7 @@ export function renderEngineSection(e: EngineResults, section: number): string[]
     out(dominance(e, s));
     out();
   }
-  for (const s of e.shapes.filter((x) => x.shape !== 'fanout')) {
+  for (const s of e.shapes.filter((x) => !x.shape.startsWith('fanout'))) {
     out(floorParagraph(e, s));
     out();
   }

@@ -64,7 +64,7 @@ export interface CostComponents {
 }
 
 export interface ShapeResult {
-  shape: 'chain' | 'fanout' | 'chain-retry';
+  shape: 'chain' | 'fanout' | 'fanout-10' | 'chain-retry';
   title: string;
   description: string;
   nodesPerRun: number;
@@ -460,6 +460,9 @@ function shapes(): Shape[] {
   const entry = transform('entry', '{ "step": 0 }');
   const branches = Array.from({ length: 8 }, (_, i) => transform(`branch${i + 1}`, `{ "branch": ${i + 1} }`));
   const join = transform('join', '{ "joined": 8 }');
+  const entry10 = transform('entry', '{ "step": 0 }');
+  const branches10 = Array.from({ length: 10 }, (_, i) => transform(`branch${i + 1}`, `{ "branch": ${i + 1} }`));
+  const join10 = transform('join', '{ "joined": 10 }');
   const retried = Array.from({ length: 10 }, (_, i) => ({ ...transform(`step${i}`, `{ "step": ${i} }`), retry: { max_attempts: 2 } }));
   return [
     {
@@ -475,6 +478,13 @@ function shapes(): Shape[] {
       description: 'one entry `transform` → 8 parallel `transform`s → one join `transform`: exactly 10 nodes (16 edges)',
       nodes: [entry, ...branches, join],
       edges: [...branches.map((b) => ({ from: entry.id, to: b.id })), ...branches.map((b) => ({ from: b.id, to: join.id }))],
+    },
+    {
+      shape: 'fanout-10',
+      title: '10-wide fan-out (12 nodes)',
+      description: 'one entry `transform` → 10 parallel `transform`s → one join `transform`: 12 nodes (20 edges), the issue\'s "10-wide" read literally',
+      nodes: [entry10, ...branches10, join10],
+      edges: [...branches10.map((b) => ({ from: entry10.id, to: b.id })), ...branches10.map((b) => ({ from: b.id, to: join10.id }))],
     },
     {
       shape: 'chain-retry',
@@ -1049,7 +1059,7 @@ export async function measureEngine(options: EngineOptions): Promise<EngineResul
     const shapeResults = all.map((s) => summariseShape(b, s, costRuns.get(s)!, memory));
     const checks = localChecks([...costRuns.values()].flat());
 
-    const chains = all.filter((s) => s.shape !== 'fanout');
+    const chains = all.filter((s) => !s.shape.startsWith('fanout'));
     log(`engine: latency, ${runs} runs of each chain without side reads, then ${runs} bare SQS hops`);
     b.ddb.configure({ sizing: false });
     const stats = (v: number[]) => ({ median: median(v), p95: percentile(v, 95), min: Math.min(...v), max: Math.max(...v) });

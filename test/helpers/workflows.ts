@@ -17,7 +17,7 @@ export const apiFor =
     return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
   };
 
-export type TestNode = { id: string; name: string; type: string; config: Record<string, unknown>; retry?: Record<string, unknown> };
+export type TestNode = { id: string; name: string; type: string; config: Record<string, unknown>; retry?: Record<string, unknown>; timeout_ms?: number };
 export const node = (name: string, type: string, config: Record<string, unknown> = {}): TestNode => ({ id: randomUUID(), name, type, config });
 export const transform = (name: string, expression: string): TestNode => node(name, 'transform', { expression });
 
@@ -28,4 +28,27 @@ export async function createVersion(api: Api, nodes: TestNode[], edges: Array<{ 
   const created = await api('POST', `/v1/workflows/${workflow.body.id}/versions`, { definition: { nodes, edges } });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return created.body as { id: string; entry_node_ids: string[]; workflow_id: string };
+}
+
+/** Starts a run of the version at its entry nodes; returns the request id. */
+export async function runVersion(api: Api, v: { id: string; entry_node_ids: string[] }, payload: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+  const started = await api('POST', '/v1/workflow-requests/run', { workflow_version_id: v.id, entry_node_ids: v.entry_node_ids, payload, ...extra });
+  assert.equal(started.status, 202, JSON.stringify(started.body));
+  return started.body.workflow_request_id as string;
+}
+
+export interface Tree {
+  workflow_request: { status: string; error: { code: string; message: string } | null };
+  node_executions: Array<{ node_id: string; status: string; output_data: unknown; attempt_count: number; error: { code: string; message: string } | null }>;
+}
+
+/** The execution tree once the request is completed, failed or stopped. */
+export async function settledTree(api: Api, requestId: string, timeoutMs = 20_000): Promise<Tree> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const tree = (await api('GET', `/v1/workflow-requests/${requestId}/tree`)).body as Tree;
+    if (['completed', 'failed', 'stopped'].includes(tree.workflow_request.status)) return tree;
+    if (Date.now() > deadline) throw new Error(`request still ${tree.workflow_request.status}: ${JSON.stringify(tree)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

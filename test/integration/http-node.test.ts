@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { QUEUES } from '../../lib/queues.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
+import { apiFor, createVersion, node as baseNode, runVersion, settledTree, type TestNode, type Tree } from '../helpers/workflows.js';
 
 // The handlers run in this process and the http node reads its settings on every call:
 // the local test server on 127.0.0.1 is reachable over plain http for these tests.
@@ -69,47 +70,12 @@ after(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const api = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${stack.url}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...bearer(user.token) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-};
-
-type Node = { id: string; name: string; type: string; config: Record<string, unknown>; retry?: Record<string, unknown>; timeout_ms?: number };
-const node = (name: string, type: string, config: Record<string, unknown>, extra: Partial<Node> = {}): Node => ({ id: randomUUID(), name, type, config, ...extra });
-
-async function version(nodes: Node[], edges: Array<{ from: string; to: string }> = []) {
-  const workflow = await api('POST', '/v1/workflows', { name: `wf-${randomUUID()}` });
-  assert.equal(workflow.status, 201, JSON.stringify(workflow.body));
-  const created = await api('POST', `/v1/workflows/${workflow.body.id}/versions`, { definition: { nodes, edges } });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  return created.body as { id: string; entry_node_ids: string[] };
-}
-
-async function run(v: { id: string; entry_node_ids: string[] }, payload: Record<string, unknown> = {}) {
-  const started = await api('POST', '/v1/workflow-requests/run', { workflow_version_id: v.id, entry_node_ids: v.entry_node_ids, payload });
-  assert.equal(started.status, 202, JSON.stringify(started.body));
-  return started.body.workflow_request_id as string;
-}
-
-interface Tree {
-  workflow_request: { status: string; error: { code: string; message: string } | null };
-  node_executions: Array<{ node_id: string; status: string; output_data: unknown; attempt_count: number; error: { code: string; message: string } | null }>;
-}
-
-async function settled(requestId: string, timeoutMs = 20_000): Promise<Tree> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const tree = (await api('GET', `/v1/workflow-requests/${requestId}/tree`)).body as Tree;
-    if (['completed', 'failed', 'stopped'].includes(tree.workflow_request.status)) return tree;
-    if (Date.now() > deadline) throw new Error(`request still ${tree.workflow_request.status}: ${JSON.stringify(tree)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const api = apiFor(() => stack.url, () => user.token);
+type Node = TestNode;
+const node = (name: string, type: string, config: Record<string, unknown>, extra: Partial<Node> = {}): Node => ({ ...baseNode(name, type, config), ...extra });
+const version = (nodes: Node[], edges: Array<{ from: string; to: string }> = []) => createVersion(api, nodes, edges);
+const run = (v: { id: string; entry_node_ids: string[] }, payload: Record<string, unknown> = {}) => runVersion(api, v, payload);
+const settled = (requestId: string, timeoutMs?: number) => settledTree(api, requestId, timeoutMs);
 
 const execution = (tree: Tree, n: Node) => tree.node_executions.find((e) => e.node_id === n.id)!;
 const http = (name: string, config: Record<string, unknown>, extra: Partial<Node> = {}) => node(name, 'http', { method: 'GET', ...config }, extra);

@@ -12,6 +12,7 @@ import { enqueueNodeTasks, type NodeTask } from '../../lib/engine/node-queue.js'
 import { startRequest } from '../../lib/engine/start.js';
 import { streamMetrics } from '../../lib/engine/stream.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
+import { apiFor, createVersion, transform, type TestNode } from '../helpers/workflows.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let user: Awaited<ReturnType<typeof signedUpUser>>;
@@ -28,26 +29,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TERMINAL = ['completed', 'failed', 'stopped'];
 const listenPath = (id: string) => `/v1/workflow-requests/${id}/listen`;
 
-const api = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${stack.url}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...bearer(user.token) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-};
-
-type Node = { id: string; name: string; type: string; config: Record<string, unknown> };
-const transform = (name: string, expression: string): Node => ({ id: randomUUID(), name, type: 'transform', config: { expression } });
-
-async function version(nodes: Node[], edges: Array<{ from: string; to: string }>) {
-  const workflow = await api('POST', '/v1/workflows', { name: `wf-${randomUUID()}` });
-  assert.equal(workflow.status, 201, JSON.stringify(workflow.body));
-  const created = await api('POST', `/v1/workflows/${workflow.body.id}/versions`, { definition: { nodes, edges } });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  return created.body as { id: string; entry_node_ids: string[] };
-}
+const api = apiFor(() => stack.url, () => user.token);
+const version = (nodes: TestNode[], edges: Array<{ from: string; to: string }>) => createVersion(api, nodes, edges);
 
 const chain = (length: number) => {
   const nodes = Array.from({ length }, (_, i) => transform(`n${i}`, i === 0 ? '{ "n": 1 }' : '$'));

@@ -7,7 +7,7 @@ import { workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 import { keys } from '../../lib/data/keys.js';
 import { QUEUES } from '../../lib/queues.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
-import { apiFor, createVersion, node, transform, type TestNode } from '../helpers/workflows.js';
+import { apiFor, createVersion, node, runVersion, settledTree, transform, type TestNode, type Tree } from '../helpers/workflows.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let user: Awaited<ReturnType<typeof signedUpUser>>;
@@ -28,26 +28,8 @@ const api = apiFor(() => stack.url, () => user.token);
 type Node = TestNode;
 const version = (nodes: Node[], edges: Array<{ from: string; to: string; when?: string }>) => createVersion(api, nodes, edges);
 
-async function run(v: { id: string; entry_node_ids: string[] }, payload: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
-  const started = await api('POST', '/v1/workflow-requests/run', { workflow_version_id: v.id, entry_node_ids: v.entry_node_ids, payload, ...extra });
-  assert.equal(started.status, 202, JSON.stringify(started.body));
-  return started.body.workflow_request_id as string;
-}
-
-interface Tree {
-  workflow_request: { status: string; error: { code: string } | null };
-  node_executions: Array<{ node_id: string; status: string; output_data: unknown; attempt_count: number; error: { code: string } | null }>;
-}
-
-async function settled(requestId: string, timeoutMs = 20_000): Promise<Tree> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const tree = (await api('GET', `/v1/workflow-requests/${requestId}/tree`)).body as Tree;
-    if (['completed', 'failed', 'stopped'].includes(tree.workflow_request.status)) return tree;
-    if (Date.now() > deadline) throw new Error(`request still ${tree.workflow_request.status}: ${JSON.stringify(tree)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const run = (v: { id: string; entry_node_ids: string[] }, payload: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => runVersion(api, v, payload, extra);
+const settled = (requestId: string, timeoutMs?: number) => settledTree(api, requestId, timeoutMs);
 
 const byName = (tree: Tree, nodes: Node[]) => Object.fromEntries(nodes.map((n) => [n.name, tree.node_executions.find((e) => e.node_id === n.id)!]));
 
