@@ -9,6 +9,8 @@ export const REQUEST_TERMINAL = ['completed', 'failed', 'stopped'] as const;
 export const NODE_TERMINAL = ['completed', 'failed', 'skipped', 'stopped'] as const;
 export type RequestStatus = 'pending' | 'in_progress' | 'waiting' | (typeof REQUEST_TERMINAL)[number];
 export type NodeStatus = 'pending' | 'in_progress' | 'blocked' | 'waiting' | (typeof NODE_TERMINAL)[number];
+export const isTerminalNode = (status: unknown): boolean => (NODE_TERMINAL as readonly unknown[]).includes(status);
+export const isTerminalRequest = (status: unknown): boolean => (REQUEST_TERMINAL as readonly unknown[]).includes(status);
 
 /** Events per page item stop at this many bytes of JSON (an item holds 400 KB; a node output at most 300 KB). */
 export const EVENT_PAGE_BYTES = 350_000;
@@ -253,25 +255,10 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
     },
 
     /**
-     * Records that `parentId` is settled for `childId` (and whether it
-     * activated the child). String sets make this idempotent under
-     * redelivery. Returns the child as it now stands.
+     * Records that `parentIds` are settled for `childId` (and which of them
+     * activated it), in one write however many settled. String sets make this
+     * idempotent under redelivery. Returns the child as it now stands.
      */
-    async markParentDone(requestId: string, childId: string, parentId: string, activated: boolean): Promise<NodeExecution> {
-      const { Attributes } = await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.nodeExecution(requestId, childId),
-          UpdateExpression: activated ? 'ADD done_parents :p, activated_by :p' : 'ADD done_parents :p',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':p': new Set([parentId]) },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return strip(Attributes as NodeExecution & Record<string, unknown>);
-    },
-
-    /** markParentDone for several parents at once: one write however many settled. */
     async markParentsDone(requestId: string, childId: string, parentIds: string[], activatedIds: string[]): Promise<NodeExecution> {
       const { Attributes } = await db.send(
         new UpdateCommand({

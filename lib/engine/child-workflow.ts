@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { NodeExecution, WorkflowRequest, WorkflowRequestsRepo } from '../data/workflow-requests.js';
+import { isTerminalRequest, type NodeExecution, type WorkflowRequest, type WorkflowRequestsRepo } from '../data/workflow-requests.js';
 import { ApiError } from '../errors.js';
 import type { WorkflowNode } from '../schemas/workflow-definition.js';
 import { emitNode, type EventBuffer } from './emit.js';
@@ -74,7 +74,7 @@ export function childPayload(input: Record<string, unknown>, node: Pick<NodeExec
  */
 export async function resumeChild(deps: { requests: WorkflowRequestsRepo; versions: StartDeps['versions']; events?: EventBuffer }, request: WorkflowRequest, node: NodeExecution): Promise<NodeExecution | undefined> {
   const child = node.child_request_id ? await deps.requests.get(node.child_request_id) : undefined;
-  if (!child || !['completed', 'failed', 'stopped'].includes(child.status)) return undefined;
+  if (!child || !isTerminalRequest(child.status)) return undefined;
   const at = new Date().toISOString();
   let set: Partial<NodeExecution> & { status: 'completed' | 'failed' };
   if (child.status === 'completed') {

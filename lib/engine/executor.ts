@@ -1,6 +1,6 @@
 import {
-  NODE_TERMINAL,
-  REQUEST_TERMINAL,
+  isTerminalNode,
+  isTerminalRequest,
   type FailureInfo,
   type NodeExecution,
   type NodeStatus,
@@ -20,7 +20,6 @@ import type { WorkerRuntime } from './node-runner.js';
 import { retryDelayMs, shouldRetry } from './retry.js';
 import { emitNode, emitRequest, EventBuffer } from './emit.js';
 
-export { failDeadLetteredTask, finishRequest } from './finish.js';
 
 export interface EngineDeps extends StartDeps {
   requests: WorkflowRequestsRepo;
@@ -48,8 +47,6 @@ export class RetryLater extends Error {
 export const MAX_OUTPUT_BYTES = 300_000;
 const outputTooLarge = (output: unknown): boolean => Buffer.byteLength(JSON.stringify(output ?? null)) > MAX_OUTPUT_BYTES;
 
-const isTerminalNode = (status: NodeStatus) => (NODE_TERMINAL as readonly string[]).includes(status);
-const isTerminalRequest = (status: string) => (REQUEST_TERMINAL as readonly string[]).includes(status);
 
 // Versions are immutable: one read per container and version is enough.
 const versionCache = new Map<string, Graph>();
@@ -325,7 +322,7 @@ async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: G
       }
       // A child with one parent is ready when that parent settles: a read
       // instead of the fan-in bookkeeping write.
-      const child = (graph.parents.get(edge.to)?.length ?? 0) === 1 ? await onlyParentDone(deps, request.id, edge.to, parent.node_id, activated) : await deps.requests.markParentDone(request.id, edge.to, parent.node_id, activated);
+      const child = (graph.parents.get(edge.to)?.length ?? 0) === 1 ? await onlyParentDone(deps, request.id, edge.to, parent.node_id, activated) : await deps.requests.markParentsDone(request.id, edge.to, [parent.node_id], activated ? [parent.node_id] : []);
       if (child) await dispatchChild(deps, request, graph, child, deadline, next);
     }
   }

@@ -1,11 +1,10 @@
-import { NODE_TERMINAL, type FailureInfo, type NodeExecution, type NodeStatus, type WorkflowRequestsRepo } from '../data/workflow-requests.js';
+import { isTerminalNode, type FailureInfo, type NodeExecution, type NodeStatus, type WorkflowRequestsRepo } from '../data/workflow-requests.js';
 import type { InteractionsRepo } from '../data/interactions.js';
 import { interactionIdFor } from './approval.js';
 import { emitNode, emitRequest, EventBuffer } from './emit.js';
 import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
 import { wakeParent } from './wake.js';
 
-const isTerminalNode = (status: NodeStatus) => (NODE_TERMINAL as readonly string[]).includes(status);
 const OPEN_NODE_STATES: NodeStatus[] = ['pending', 'blocked', 'in_progress', 'waiting'];
 
 export interface FinishDeps {

@@ -1,5 +1,5 @@
 import type { ReadMeter } from '../data/request-events.js';
-import { NODE_TERMINAL, REQUEST_TERMINAL, type NodeExecution, type RequestEvent, type WorkflowRequest } from '../data/workflow-requests.js';
+import { isTerminalNode, isTerminalRequest, type NodeExecution, type RequestEvent, type WorkflowRequest } from '../data/workflow-requests.js';
 import { nodeEventView, requestEventView } from './views.js';
 
 /**
@@ -50,7 +50,7 @@ export function streamDeadline(startMs: number, maxSeconds: number, remainingMs:
   return startMs + Math.max(0, Math.min(maxSeconds * 1000, remainingMs - marginMs));
 }
 
-export const isTerminalStatus = (status: unknown): boolean => (REQUEST_TERMINAL as readonly unknown[]).includes(status);
+export const isTerminalStatus = isTerminalRequest;
 
 /** A payload whose `workflow_request.status` is completed, failed or stopped ends the stream (Events 6). */
 export const isTerminalPayload = (payload: StreamPayload): boolean => isTerminalStatus(payload.workflow_request?.status);
@@ -62,7 +62,7 @@ export const isTerminalPayload = (payload: StreamPayload): boolean => isTerminal
  * unfinished nodes.
  */
 export const snapshotSettled = (request: Pick<WorkflowRequest, 'status'>, nodes: readonly Pick<NodeExecution, 'status'>[]): boolean =>
-  !isTerminalStatus(request.status) || nodes.every((n) => (NODE_TERMINAL as readonly string[]).includes(n.status));
+  !isTerminalStatus(request.status) || nodes.every((n) => isTerminalNode(n.status));
 
 export type StartPlan =
   /** Send every node execution and the request (each with `id: watermark`), then events after the watermark. */

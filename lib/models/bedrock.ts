@@ -1,4 +1,3 @@
-import { PROVIDER_CONFIGURED } from './availability.js';
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import type { Completion, CompletionRequest, ModelProvider } from './types.js';
 
@@ -10,7 +9,6 @@ export const bedrockClient = (): BedrockRuntimeClient => (client ??= new Bedrock
  * Configured wherever the service runs in AWS (or BEDROCK_ENABLED=true).
  */
 export const bedrockProvider: ModelProvider = {
-  configured: PROVIDER_CONFIGURED.bedrock!,
   async complete(request: CompletionRequest): Promise<Completion> {
     const response = await bedrockClient().send(
       new ConverseCommand({

@@ -1,4 +1,3 @@
-import { PROVIDER_CONFIGURED } from './availability.js';
 import type { Completion, CompletionRequest, ModelProvider } from './types.js';
 
 const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
@@ -9,7 +8,6 @@ const words = (text: string): number => text.split(/\s+/).filter(Boolean).length
  * whitespace-separated word as one token. It needs no network.
  */
 export const localProvider: ModelProvider = {
-  configured: PROVIDER_CONFIGURED.local!,
   async complete(request: CompletionRequest): Promise<Completion> {
     if (request.model !== 'echo') throw new Error(`The local provider has no model ${request.model}; it has echo.`);
     const last = [...request.messages].reverse().find((m) => m.role === 'user');

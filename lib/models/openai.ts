@@ -1,4 +1,3 @@
-import { PROVIDER_CONFIGURED } from './availability.js';
 import OpenAI from 'openai';
 import type { Completion, CompletionRequest, ModelProvider } from './types.js';
 
@@ -9,7 +8,6 @@ let client: OpenAI | undefined;
  * (default the OpenAI API) and `OPENAI_API_KEY` from the environment.
  */
 export const openaiProvider: ModelProvider = {
-  configured: PROVIDER_CONFIGURED.openai!,
   async complete(request: CompletionRequest): Promise<Completion> {
     client ??= new OpenAI({ apiKey: process.env.OPENAI_API_KEY, baseURL: process.env.OPENAI_BASE_URL || undefined, maxRetries: 0 });
     const response = await client.chat.completions.create(

@@ -18,7 +18,5 @@ export interface Completion {
 }
 
 export interface ModelProvider {
-  /** Whether the operator configured this provider (credentials, base URL). */
-  configured(): boolean;
   complete(request: CompletionRequest): Promise<Completion>;
 }
