@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ApiError } from '../errors.js';
-import { createDocumentClient, createDynamoClient } from '../data/client.js';
+import { createDocumentDb } from '../data/client.js';
 import { readEnv } from '../config/env.js';
 import { readLocalStackState } from '../local/state.js';
 import { adminCommands, UsageError, type AdminCommandName } from './commands.js';
@@ -48,9 +48,10 @@ export async function main(argv: string[], out: Pick<NodeJS.WritableStream, 'wri
   // An explicit endpoint or table wins; with neither, a running `npm start`.
   const local = process.env.DYNAMODB_ENDPOINT || process.env.TABLE_NAME ? undefined : readLocalStackState();
   const env = readEnv({ ...process.env, ...(local ? { DYNAMODB_ENDPOINT: local.dynamodbEndpoint, TABLE_NAME: local.tableName } : {}) });
-  const client = createDynamoClient(env);
   try {
-    const commands = adminCommands({ db: createDocumentClient(client), tableName: env.tableName });
+    // A deployed table needs the operator's own credentials: profiles, SSO, roles.
+    const credentials = env.dynamodbEndpoint ? undefined : (await import('@aws-sdk/credential-provider-node')).defaultProvider();
+    const commands = adminCommands({ db: createDocumentDb(env, credentials), tableName: env.tableName });
     if (!(command in commands)) {
       err.write(`Unknown command ${command}.\n${HELP}\n`);
       return 2;
@@ -65,8 +66,6 @@ export async function main(argv: string[], out: Pick<NodeJS.WritableStream, 'wri
     }
     err.write(`${error instanceof ApiError ? error.detail : `Failed: ${(error as Error).message}`}\n`);
     return 1;
-  } finally {
-    client.destroy();
   }
 }
 

@@ -1,4 +1,4 @@
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DocumentDb } from './document-db.js';
 
 /**
  * One page of an account's items in the gsi1 "newest first" partition,
@@ -6,7 +6,7 @@ import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
  * there is more). `next` is the position of the page's last item.
  */
 export async function newestFirstPage(
-  db: DynamoDBDocumentClient,
+  db: DocumentDb,
   tableName: string,
   partition: string,
   filter: { expression: string; names: Record<string, string>; values: Record<string, unknown> } | undefined,
@@ -15,8 +15,7 @@ export async function newestFirstPage(
   const found: Array<Record<string, unknown>> = [];
   let startKey: Record<string, unknown> | undefined = options.after ? { gsi1pk: partition, ...options.after } : undefined;
   do {
-    const page = await db.send(
-      new QueryCommand({
+    const page = await db.query({
         TableName: tableName,
         IndexName: 'gsi1',
         KeyConditionExpression: 'gsi1pk = :g',
@@ -26,8 +25,7 @@ export async function newestFirstPage(
         ScanIndexForward: false,
         ExclusiveStartKey: startKey,
         Limit: options.limit + 1,
-      }),
-    );
+      });
     found.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey && found.length <= options.limit);

@@ -1,4 +1,3 @@
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from './table.js';
 
@@ -57,7 +56,7 @@ export function memoryRepo(table: TableRef = defaultTable()) {
         },
       });
       try {
-        await db.send(new TransactWriteCommand({ TransactItems: [item(0, 'user', input.user), item(1, 'assistant', input.assistant)] }));
+        await db.transactWrite({ TransactItems: [item(0, 'user', input.user), item(1, 'assistant', input.assistant)] });
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
@@ -69,8 +68,7 @@ export function memoryRepo(table: TableRef = defaultTable()) {
       const found: Array<Record<string, unknown>> = [];
       let startKey: Record<string, unknown> | undefined = options.after ? { pk: prefix.pk, sk: options.after } : undefined;
       do {
-        const result = await db.send(
-          new QueryCommand({
+        const result = await db.query({
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
             FilterExpression: 'account_id = :account',
@@ -78,8 +76,7 @@ export function memoryRepo(table: TableRef = defaultTable()) {
             ExclusiveStartKey: startKey,
             Limit: options.limit + 1,
             ConsistentRead: true,
-          }),
-        );
+          });
         found.push(...(result.Items ?? []));
         startKey = result.LastEvaluatedKey;
       } while (startKey && found.length <= options.limit);
@@ -90,8 +87,7 @@ export function memoryRepo(table: TableRef = defaultTable()) {
     /** The most recent `max` messages, oldest first: what an agent sees of its history. */
     async recent(accountId: string, contextMemoryId: string, agentNodeId: string, max = 50): Promise<MemoryMessage[]> {
       const prefix = keys.memoryPrefix(contextMemoryId, agentNodeId);
-      const { Items } = await db.send(
-        new QueryCommand({
+      const { Items } = await db.query({
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
           FilterExpression: 'account_id = :account',
@@ -99,8 +95,7 @@ export function memoryRepo(table: TableRef = defaultTable()) {
           ScanIndexForward: false,
           Limit: max,
           ConsistentRead: true,
-        }),
-      );
+        });
       return (Items ?? []).map(view).reverse();
     },
   };

@@ -1,10 +1,10 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DocumentDb } from './document-db.js';
 import { serviceEnv } from '../config/env.js';
 import { documentClient } from './client.js';
 
 /** What a repository needs to reach the table; tests pass a mocked client. */
 export interface TableRef {
-  db: DynamoDBDocumentClient;
+  db: DocumentDb;
   tableName: string;
 }
 

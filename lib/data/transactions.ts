@@ -1,4 +1,3 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../errors.js';
 import { keys } from './keys.js';
 import { defaultTable, isConditionFailure, nowIso, type TableRef } from './table.js';
@@ -45,8 +44,7 @@ export function transactionsRepo(table: TableRef = defaultTable()) {
         updated_at: now,
       };
       try {
-        await db.send(
-          new TransactWriteCommand({
+        await db.transactWrite({
             TransactItems: [
               {
                 Update: {
@@ -65,8 +63,7 @@ export function transactionsRepo(table: TableRef = defaultTable()) {
                 },
               },
             ],
-          }),
-        );
+          });
       } catch (error) {
         if (isConditionFailure(error)) throw new NotFoundError(`No account ${input.accountId}.`);
         throw error;

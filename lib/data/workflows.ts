@@ -1,4 +1,3 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isUuid } from '../domain/uuid.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { WorkflowDefinition } from '../schemas/workflow-definition.js';
@@ -78,9 +77,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
 
   async function get(accountId: string, workflowId: string): Promise<Workflow | undefined> {
     if (!isUuid(workflowId)) return undefined;
-    const { Item } = await db.send(
-      new GetCommand({ TableName: tableName, Key: keys.workflow(accountId, workflowId.toLowerCase()), ConsistentRead: true }),
-    );
+    const { Item } = await db.get({ TableName: tableName, Key: keys.workflow(accountId, workflowId.toLowerCase()), ConsistentRead: true });
     return Item ? toWorkflow(Item) : undefined;
   }
 
@@ -97,8 +94,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
         updated_at: input.now,
       };
       try {
-        await db.send(
-          new PutCommand({
+        await db.put({
             TableName: tableName,
             Item: {
               ...keys.workflow(input.accountId, input.id),
@@ -108,8 +104,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
               name_lower: foldName(input.name),
             },
             ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
+          });
       } catch (error) {
         if (isConditionFailure(error)) throw new ConflictError('workflow_exists', `A workflow with id ${input.id} already exists.`);
         throw error;
@@ -138,8 +133,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
       }
       let queries = 0;
       do {
-        const page = await db.send(
-          new QueryCommand({
+        const page = await db.query({
             TableName: tableName,
             IndexName: 'gsi1',
             KeyConditionExpression: 'gsi1pk = :pk',
@@ -148,8 +142,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
             ScanIndexForward: false,
             ExclusiveStartKey: startKey,
             Limit: search ? SEARCH_PAGE_ITEMS : options.limit + 1,
-          }),
-        );
+          });
         queries++;
         found.push(...(page.Items ?? []).map(toWorkflow));
         startKey = page.LastEvaluatedKey;
@@ -186,8 +179,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
           created_at: input.created_at,
         };
         try {
-          await db.send(
-            new TransactWriteCommand({
+          await db.transactWrite({
               TransactItems: [
                 {
                   Update: {
@@ -206,8 +198,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
                   },
                 },
               ],
-            }),
-          );
+            });
           return version;
         } catch (error) {
           const reason = cancellation(error);
@@ -227,9 +218,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
     /** Undefined for a malformed, unknown or other account's version id alike. */
     async getVersion(accountId: string, versionId: string): Promise<WorkflowVersion | undefined> {
       if (!isUuid(versionId)) return undefined;
-      const { Item } = await db.send(
-        new GetCommand({ TableName: tableName, Key: keys.workflowVersion(versionId.toLowerCase()), ConsistentRead: true }),
-      );
+      const { Item } = await db.get({ TableName: tableName, Key: keys.workflowVersion(versionId.toLowerCase()), ConsistentRead: true });
       return Item && Item.account_id === accountId ? toVersion(Item) : undefined;
     },
   };

@@ -1,32 +1,13 @@
-import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { IdempotencyAlreadyInProgressError, IdempotencyValidationError } from '@aws-lambda-powertools/idempotency';
+import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { Context } from 'aws-lambda';
 import { IDEMPOTENCY_TTL_SECONDS } from '../config/limits.js';
-import { serviceEnv } from '../config/env.js';
-import { dynamo } from '../data/client.js';
 import { keys } from '../data/keys.js';
-import { TABLE_DEFINITION } from '../data/table-definition.js';
 import { IdempotencyKeyConflictError, IdempotencyKeyInFlightError } from '../errors.js';
+import { SingleTableIdempotencyStore } from './idempotency-store.js';
 import type { IdempotentCall } from './idempotency-key.js';
 import type { HttpResult } from './types.js';
-
-/**
- * Powertools' DynamoDB persistence, adapted to the single table: the record
- * lives at pk = `IDEMPOTENCY#<hash>`, sk = `IDEMPOTENCY` (its own partition,
- * so no hot key), and its expiry is the table's TTL attribute.
- */
-export class SingleTableIdempotencyStore extends DynamoDBPersistenceLayer {
-  constructor(client: DynamoDBClient = dynamo(), tableName = serviceEnv.tableName) {
-    super({ tableName, awsSdkV3Client: client, keyAttr: TABLE_DEFINITION.partitionKey, expiryAttr: TABLE_DEFINITION.ttlAttribute });
-  }
-
-  protected override getKey(idempotencyKey: string): Record<string, AttributeValue> {
-    const key = keys.idempotency(idempotencyKey);
-    return { pk: { S: key.pk }, sk: { S: key.sk } };
-  }
-}
 
 let defaultStore: SingleTableIdempotencyStore | undefined;
 
@@ -39,7 +20,7 @@ export async function runIdempotent(
   call: IdempotentCall,
   context: Context,
   execute: () => Promise<HttpResult>,
-  store: DynamoDBPersistenceLayer = (defaultStore ??= new SingleTableIdempotencyStore()),
+  store: BasePersistenceLayer = (defaultStore ??= new SingleTableIdempotencyStore()),
 ): Promise<HttpResult> {
   const config = new IdempotencyConfig({
     eventKeyJmesPath: 'scope',

@@ -1,8 +1,14 @@
-import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
+import type { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import type { Completion, CompletionRequest, ModelProvider } from './types.js';
 
+// Loaded on the first Bedrock call, not at init: the SDK client is about
+// 90 ms of module loading, and agent workers that only call OpenAI-compatible
+// or local models never need it (docs/benchmarks.md, section 2).
+const bedrockSdk = () => import('@aws-sdk/client-bedrock-runtime');
+
 let client: BedrockRuntimeClient | undefined;
-export const bedrockClient = (): BedrockRuntimeClient => (client ??= new BedrockRuntimeClient({ region: process.env.BEDROCK_REGION ?? process.env.AWS_REGION }));
+export const bedrockClient = async (): Promise<BedrockRuntimeClient> =>
+  (client ??= new (await bedrockSdk()).BedrockRuntimeClient({ region: process.env.BEDROCK_REGION ?? process.env.AWS_REGION }));
 
 /**
  * Amazon Bedrock through the Converse API, with the function's own role.
@@ -10,7 +16,8 @@ export const bedrockClient = (): BedrockRuntimeClient => (client ??= new Bedrock
  */
 export const bedrockProvider: ModelProvider = {
   async complete(request: CompletionRequest): Promise<Completion> {
-    const response = await bedrockClient().send(
+    const { ConverseCommand } = await bedrockSdk();
+    const response = await (await bedrockClient()).send(
       new ConverseCommand({
         modelId: request.model,
         system: request.system ? [{ text: request.system }] : undefined,

@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, test } from 'node:test';
-import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
+import { sdkDocumentDb } from '../helpers/sdk-document-db.js';
 import { accountsRepo } from '../../lib/data/accounts.js';
 import { keys } from '../../lib/data/keys.js';
 import { transactionsRepo } from '../../lib/data/transactions.js';
 import { ConflictError, NotFoundError } from '../../lib/errors.js';
 
-const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
-const mock = mockClient(db);
+const { db, client } = sdkDocumentDb();
+const mock = mockClient(client);
 const table = { db, tableName: 't' };
 
 beforeEach(() => mock.reset());

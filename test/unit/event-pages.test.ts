@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, test } from 'node:test';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
+import { sdkDocumentDb } from '../helpers/sdk-document-db.js';
 import { keys } from '../../lib/data/keys.js';
 import { requestEventsReader } from '../../lib/data/request-events.js';
 import { EVENT_PAGE_BYTES, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 
-const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
-const mock = mockClient(db);
+const { db, client } = sdkDocumentDb();
+const mock = mockClient(client);
 const table = { db, tableName: 't' };
 
 beforeEach(() => mock.reset());

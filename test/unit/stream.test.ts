@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, test } from 'node:test';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
+import { sdkDocumentDb } from '../helpers/sdk-document-db.js';
 import { keys } from '../../lib/data/keys.js';
 import { requestEventsReader } from '../../lib/data/request-events.js';
 import type { NodeExecution, RequestEvent, WorkflowRequest } from '../../lib/data/workflow-requests.js';
@@ -190,8 +190,8 @@ describe('payloads', () => {
 });
 
 describe('reads and their cost', () => {
-  const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
-  const mock = mockClient(db);
+  const { db, client } = sdkDocumentDb();
+  const mock = mockClient(client);
   beforeEach(() => {
     mock.reset();
     streamMetrics.reset();

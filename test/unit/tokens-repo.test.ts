@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, test } from 'node:test';
-import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
+import { sdkDocumentDb } from '../helpers/sdk-document-db.js';
 import { keys } from '../../lib/data/keys.js';
 import { tokensRepo, type StoredToken } from '../../lib/data/tokens.js';
 import { NotFoundError } from '../../lib/errors.js';
 
-const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
-const mock = mockClient(db);
+const { db, client } = sdkDocumentDb();
+const mock = mockClient(client);
 const table = { db, tableName: 't' };
 const repo = tokensRepo(table);
 

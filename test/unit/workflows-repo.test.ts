@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, test } from 'node:test';
-import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
+import { sdkDocumentDb } from '../helpers/sdk-document-db.js';
 import { chatsRepo } from '../../lib/data/chats.js';
 import { keys } from '../../lib/data/keys.js';
 import { workflowsRepo, type Workflow } from '../../lib/data/workflows.js';
 import { ConflictError, NotFoundError } from '../../lib/errors.js';
 
-const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
-const mock = mockClient(db);
+const { db, client } = sdkDocumentDb();
+const mock = mockClient(client);
 const table = { db, tableName: 't' };
 const repo = workflowsRepo(table);
 

@@ -1,0 +1,93 @@
+import { IdempotencyItemAlreadyExistsError, IdempotencyItemNotFoundError, IdempotencyRecordStatus } from '@aws-lambda-powertools/idempotency';
+import { BasePersistenceLayer, IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
+import { keys } from '../data/keys.js';
+import { defaultTable, isConditionFailure, type TableRef } from '../data/table.js';
+import { TABLE_DEFINITION } from '../data/table-definition.js';
+
+type StoredRecord = Record<string, unknown>;
+
+/**
+ * Powertools idempotency records in the single table: pk = `IDEMPOTENCY#<hash>`,
+ * sk = `IDEMPOTENCY` (a partition each, so no hot key), the expiry being the
+ * table's TTL attribute. Powertools' own DynamoDB layer needs the AWS SDK
+ * client; this one writes the same records, under the same conditions,
+ * through the repositories' client.
+ */
+export class SingleTableIdempotencyStore extends BasePersistenceLayer {
+  constructor(private readonly table: TableRef = defaultTable()) {
+    super();
+  }
+
+  protected async _getRecord(idempotencyKey: string): Promise<IdempotencyRecord> {
+    const { db, tableName } = this.table;
+    const { Item } = await db.get({ TableName: tableName, Key: keys.idempotency(idempotencyKey), ConsistentRead: true });
+    if (!Item) throw new IdempotencyItemNotFoundError();
+    return toRecord(idempotencyKey, Item);
+  }
+
+  protected async _putRecord(record: IdempotencyRecord): Promise<void> {
+    const { db, tableName } = this.table;
+    const now = Date.now();
+    try {
+      await db.put({
+        TableName: tableName,
+        Item: {
+          ...keys.idempotency(record.idempotencyKey),
+          [TABLE_DEFINITION.ttlAttribute]: record.expiryTimestamp,
+          status: record.getStatus(),
+          in_progress_expiration: record.inProgressExpiryTimestamp,
+          validation: this.isPayloadValidationEnabled() ? record.payloadHash : undefined,
+        },
+        // Free, expired (TTL deletion is not prompt), or in progress past its own deadline.
+        ConditionExpression: 'attribute_not_exists(pk) OR #expiry < :now OR (#status = :inprogress AND attribute_exists(in_progress_expiration) AND in_progress_expiration < :now_ms)',
+        ExpressionAttributeNames: { '#expiry': TABLE_DEFINITION.ttlAttribute, '#status': 'status' },
+        ExpressionAttributeValues: { ':now': now / 1000, ':now_ms': now, ':inprogress': IdempotencyRecordStatus.INPROGRESS },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const existing = (error as { Item?: StoredRecord }).Item;
+      throw new IdempotencyItemAlreadyExistsError(
+        `Failed to put record for already existing idempotency key: ${record.idempotencyKey}`,
+        existing && toRecord(record.idempotencyKey, existing),
+      );
+    }
+  }
+
+  protected async _updateRecord(record: IdempotencyRecord): Promise<void> {
+    const { db, tableName } = this.table;
+    await db.update({
+      TableName: tableName,
+      Key: keys.idempotency(record.idempotencyKey),
+      UpdateExpression: `SET #expiry = :expiry, #status = :status${record.responseData !== undefined ? ', #data = :data' : ''}${this.isPayloadValidationEnabled() ? ', #validation = :validation' : ''}`,
+      ExpressionAttributeNames: {
+        '#expiry': TABLE_DEFINITION.ttlAttribute,
+        '#status': 'status',
+        ...(record.responseData !== undefined ? { '#data': 'data' } : {}),
+        ...(this.isPayloadValidationEnabled() ? { '#validation': 'validation' } : {}),
+      },
+      ExpressionAttributeValues: {
+        ':expiry': record.expiryTimestamp,
+        ':status': record.getStatus(),
+        ...(record.responseData !== undefined ? { ':data': record.responseData } : {}),
+        ...(this.isPayloadValidationEnabled() ? { ':validation': record.payloadHash } : {}),
+      },
+    });
+  }
+
+  protected async _deleteRecord(record: IdempotencyRecord): Promise<void> {
+    const { db, tableName } = this.table;
+    await db.delete({ TableName: tableName, Key: keys.idempotency(record.idempotencyKey) });
+  }
+}
+
+function toRecord(idempotencyKey: string, item: StoredRecord): IdempotencyRecord {
+  return new IdempotencyRecord({
+    idempotencyKey,
+    status: item.status as (typeof IdempotencyRecordStatus)[keyof typeof IdempotencyRecordStatus],
+    expiryTimestamp: item[TABLE_DEFINITION.ttlAttribute] as number | undefined,
+    inProgressExpiryTimestamp: item.in_progress_expiration as number | undefined,
+    responseData: item.data as never,
+    payloadHash: item.validation as string | undefined,
+  });
+}
