@@ -6,8 +6,9 @@ import { gzipSync } from 'node:zlib';
 
 export { esbuildVersion };
 
-/** The NodejsFunction banner: lets bundled CommonJS dependencies `require` in an ES module. */
-export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
+import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from '../infra/bundling.js';
+
+export { ESM_REQUIRE_BANNER, EXTERNAL_MODULES };
 
 export interface BundleTarget {
   /** Route id, `worker:<queue>` / `dlq-worker:<queue>`, a baseline name, or a context variant's name. */
@@ -17,10 +18,11 @@ export interface BundleTarget {
   /** Absolute path of the entry source. */
   entry: string;
   /**
-   * `external` (default, as deployed): `@aws-sdk/*` stays out of the bundle
-   * and is loaded from the runtime. `bundled`: the SDK is bundled in.
+   * `deployed` (default): the stack's externals (infra/bundling.ts).
+   * `sdk-external`: every `@aws-sdk/*` package left to the runtime, as for
+   * the sdk-floor baseline.
    */
-  sdk?: 'external' | 'bundled';
+  externals?: 'deployed' | 'sdk-external';
 }
 
 export interface BundleResult extends BundleTarget {
@@ -30,8 +32,10 @@ export interface BundleResult extends BundleTarget {
   gzipBytes: number;
   /** Bytes in the output per package (`(own code)` for repository sources), largest first. */
   contributors: Array<{ name: string; bytes: number }>;
-  /** Bare specifiers the bundle leaves to the runtime (e.g. `@aws-sdk/client-dynamodb`), sorted. */
+  /** Bare specifiers the bundle loads from the runtime at init (static imports), sorted. */
   externalImports: string[];
+  /** Bare specifiers it imports from the runtime later, with `import()` (e.g. the Bedrock client on first use), sorted. */
+  lazyExternalImports: string[];
 }
 
 function packageOf(input: string): string {
@@ -45,12 +49,10 @@ function packageOf(input: string): string {
 /**
  * Bundles one entry exactly as the CDK NodejsFunction does for the stack:
  * minified ESM for node22, `module` before `main`, the createRequire banner,
- * an external source map, and the AWS SDK v3 (`@aws-sdk/*`) left external:
- * the Lambda Node.js 22 runtime provides it. `target.sdk === 'bundled'`
- * bundles the SDK in instead (a context variant, not what is deployed).
+ * an external source map, and the stack's external modules (infra/bundling.ts).
  */
 export async function bundle(target: BundleTarget, outDir: string, repoRoot: string): Promise<BundleResult> {
-  const sdk = target.sdk ?? 'external';
+  const externals = target.externals ?? 'deployed';
   const dir = join(outDir, target.name.replace(/[^A-Za-z0-9_-]/g, '_'));
   mkdirSync(dir, { recursive: true });
   const outfile = join(dir, 'index.mjs');
@@ -66,7 +68,7 @@ export async function bundle(target: BundleTarget, outDir: string, repoRoot: str
     mainFields: ['module', 'main'],
     banner: { js: ESM_REQUIRE_BANNER },
     sourcemap: 'external',
-    external: sdk === 'external' ? ['@aws-sdk/*'] : [],
+    external: externals === 'deployed' ? EXTERNAL_MODULES : ['@aws-sdk/*'],
     metafile: true,
     logLevel: 'silent',
   });
@@ -76,11 +78,13 @@ export async function bundle(target: BundleTarget, outDir: string, repoRoot: str
     const name = packageOf(input);
     perPackage.set(name, (perPackage.get(name) ?? 0) + info.bytesInOutput);
   }
-  const externalImports = new Set((output?.imports ?? []).filter((i) => i.external && !isBuiltin(i.path)).map((i) => i.path));
+  const externalOf = (dynamic: boolean) =>
+    [...new Set((output?.imports ?? []).filter((i) => i.external && !isBuiltin(i.path) && (i.kind === 'dynamic-import') === dynamic).map((i) => i.path))].sort();
   return {
     ...target,
-    sdk,
-    externalImports: [...externalImports].sort(),
+    externals,
+    externalImports: externalOf(false),
+    lazyExternalImports: externalOf(true),
     outfile,
     bytes: statSync(outfile).size,
     gzipBytes: gzipSync(readFileSync(outfile)).length,

@@ -15,7 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QUEUES } from '../lib/queues.js';
 import { ROUTES } from '../lib/routes.js';
-import { bundle, esbuildVersion, writeHelloWorldEntry, writeSdkFloorEntry, type BundleResult, type BundleTarget } from './bundle.js';
+import { bundle, esbuildVersion, EXTERNAL_MODULES, writeHelloWorldEntry, writeSdkFloorEntry, type BundleResult, type BundleTarget } from './bundle.js';
 import { measureLoadTimes, nodeModulesFootprint, resourceKind, type LoadStats } from './load-time.js';
 import { measureRoundTrips, type RoundTripResult } from './round-trips.js';
 import type { EngineResults } from './engine.js';
@@ -37,8 +37,6 @@ const ENGINE_RUNS = positiveInt(process.env.BENCH_ENGINE_RUNS, 20);
 const SSE_LISTENERS = positiveInt(process.env.BENCH_SSE_LISTENERS, 100);
 const ENGINE_ONLY = process.argv.slice(2).includes('engine');
 
-/** The one route bundled a second time with the AWS SDK in: the trade-off row. */
-const SDK_BUNDLED_ROUTE = 'ApiTokensList';
 const HELLO = 'hello-world';
 const SDK_FLOOR = 'sdk-floor';
 
@@ -95,11 +93,15 @@ function entryOf(name: string): string {
   return '(inline, see below)';
 }
 
-/** The AWS SDK packages a bundle leaves for the runtime to load. */
-const sdkImports = (b: BundleResult): string[] => b.externalImports.filter((p) => p.startsWith('@aws-sdk/'));
-const loadsSdk = (b: BundleResult): boolean => b.sdk === 'bundled' || sdkImports(b).length > 0;
-const sdkColumn = (b: BundleResult): string =>
-  b.sdk === 'bundled' ? 'bundled in' : sdkImports(b).map((p) => p.replace('@aws-sdk/', '')).join(', ') || 'no';
+/** The AWS SDK packages a bundle loads from the runtime at init, and those it imports later, on first use. */
+const sdkAtInit = (b: BundleResult): string[] => b.externalImports.filter((p) => p.startsWith('@aws-sdk/'));
+const sdkOnFirstUse = (b: BundleResult): string[] => b.lazyExternalImports.filter((p) => p.startsWith('@aws-sdk/'));
+const sdkColumn = (b: BundleResult): string => {
+  const short = (list: string[]) => list.map((p) => p.replace('@aws-sdk/', '')).join(', ');
+  const init = short(sdkAtInit(b));
+  const later = short(sdkOnFirstUse(b));
+  return [init || 'no', later ? `(${later} on first use)` : ''].filter(Boolean).join(' ');
+};
 
 interface LoadRow {
   bundle: BundleResult;
@@ -115,8 +117,6 @@ interface LoadAnalysis {
   functions: LoadRow[];
   hello: LoadRow;
   floor: LoadRow;
-  /** The representative route with the SDK bundled in (not deployed), and the same route as deployed. */
-  sdkBundled?: { row: LoadRow; deployed: LoadRow };
   failing: LoadRow[];
   /** CommonJS files (and their bytes on disk) that loading sdk-floor pulls from node_modules. */
   floorFootprint: { files: number; bytes: number };
@@ -126,7 +126,6 @@ function analyse(
   functions: BundleResult[],
   hello: BundleResult,
   floor: BundleResult,
-  sdkBundled: BundleResult | undefined,
   loads: LoadStats[],
   floorFootprint: LoadAnalysis['floorFootprint'],
 ): LoadAnalysis {
@@ -139,12 +138,10 @@ function analyse(
     return { bundle: b, load, vsHello, vsFloor: load.process.median / floorMs, pass: vsHello <= LOAD_RATIO_BUDGET };
   };
   const rows = functions.map(row);
-  const deployed = sdkBundled && rows.find((r) => r.bundle.name === SDK_BUNDLED_ROUTE);
   return {
     functions: rows,
     hello: row(hello),
     floor: row(floor),
-    ...(sdkBundled && deployed ? { sdkBundled: { row: row(sdkBundled), deployed } } : {}),
     failing: rows.filter((r) => !r.pass),
     floorFootprint,
   };
@@ -164,52 +161,27 @@ function borderline(a: LoadAnalysis): string | undefined {
   return `Borderline: ${near.map((r) => `${r.bundle.name} (${fmtX(r.vsHello)}, ${r.pass ? 'pass' : 'FAIL'})`).join(', ')} ${near.length === 1 ? 'is' : 'are'} within 5 % of the ${LOAD_RATIO_BUDGET}× budget, so another run may land on the other side; the mark is what this run measured.`;
 }
 
-/** One paragraph: what the numbers say dominates the load time, and what would move it. */
+/** One paragraph: what the load time is made of, and what the AWS SDK would add. */
 function dominance(a: LoadAnalysis): string {
   const H = a.hello.load.process.median;
   const S = a.floor.load.process.median;
-  const floorX = a.floor.vsHello;
-  const withSdk = a.functions.filter((r) => loadsSdk(r.bundle));
-  const withoutSdk = a.functions.filter((r) => !loadsSdk(r.bundle));
   const fp = a.floorFootprint;
+  const atInit = a.functions.filter((r) => sdkAtInit(r.bundle).length > 0);
+  const onFirstUse = a.functions.filter((r) => sdkOnFirstUse(r.bundle).length > 0);
+  const slowest = [...a.functions].sort((x, y) => y.vsHello - x.vsHello).slice(0, 3);
   const parts: string[] = [];
   parts.push(
-    `${SDK_FLOOR}, which is nothing but the two SDK packages and one document client, takes ${fmtMs(S)} ms from spawn to exit, ${fmtX(floorX)} ${HELLO}'s ${fmtMs(H)} ms, so the SDK alone is ${floorX > LOAD_RATIO_BUDGET ? 'over' : 'within'} the ${LOAD_RATIO_BUDGET}× budget. Its import alone takes ${fmtMs(a.floor.load.importOnly.median)} ms (${HELLO}'s: ${fmtMs(a.hello.load.importOnly.median)} ms): Node reads and compiles ${fp.files} CommonJS files from node_modules, ${fmtKb(fp.bytes)} KB unminified (the packages' \`dist-cjs\` builds, which include every DynamoDB command, used or not), then the client constructor starts reading the shared AWS config files.`,
+    atInit.length
+      ? `${names(atInit)} load the AWS SDK at init.`
+      : `No function loads the AWS SDK at init: they reach DynamoDB and SQS through lib/aws/ (the services' JSON protocol, SigV4-signed by aws4fetch), bundled in${onFirstUse.length ? `; ${names(onFirstUse)} import${onFirstUse.length === 1 ? 's' : ''} ${[...new Set(onFirstUse.flatMap((r) => sdkOnFirstUse(r.bundle)))].join(', ')} on first use, i.e. on the first Bedrock call, not at init` : ''}.`,
   );
-  if (withSdk.length) {
-    const worst = withSdk.reduce((w, r) => (r.load.process.median > w.load.process.median ? r : w));
-    const atFloor = withSdk.filter((r) => r.load.process.median <= S);
-    parts.push(
-      `The ${withSdk.length} functions that load the SDK (${names(withSdk)}) are at ${span(withSdk.map((r) => r.vsHello), fmtX)} ${HELLO} but only ${span(withSdk.map((r) => r.vsFloor), fmtX)} ${SDK_FLOOR}: what our own code adds on top of the SDK is at most ${fmtMs(worst.load.process.median - S)} ms (${worst.bundle.name})${atFloor.length ? `, and ${names(atFloor)} measured at or below the floor, i.e. within this run's noise` : ''}.`,
-    );
-  }
-  if (withoutSdk.length) {
-    const failingPlain = withoutSdk.filter((r) => !r.pass);
-    parts.push(
-      `The functions that do not load the SDK (${names(withoutSdk)}) are at ${span(withoutSdk.map((r) => r.vsHello), fmtX)} ${HELLO}${
-        failingPlain.length
-          ? `; ${failingPlain.map((r) => `${r.bundle.name} fails on its own bundle (${fmtX(r.vsHello)}; largest parts ${r.bundle.contributors.slice(0, 2).map((c) => `${c.name} ${fmtKb(c.bytes)} KB`).join(', ')})`).join('; ')}, not on the SDK`
-          : ''
-      }.`,
-    );
-  }
-  if (floorX > LOAD_RATIO_BUDGET && withSdk.length) {
-    parts.push(
-      `Because the floor itself exceeds the budget, no function that uses the table can meet ${LOAD_RATIO_BUDGET}× ${HELLO} however small its own code gets: shrinking our code moves such a function at best down to about ${fmtX(floorX)}.`,
-    );
-  }
-  const changes: string[] = [];
-  const sb = a.sdkBundled;
-  if (sb) {
-    const faster = sb.row.load.process.median < sb.deployed.load.process.median;
-    changes.push(
-      `bundling the SDK in, tree-shaken and minified, which for ${SDK_BUNDLED_ROUTE} ${faster ? 'lowers' : 'does not lower'} the figure from ${fmtX(sb.deployed.vsHello)} to ${fmtX(sb.row.vsHello)} ${HELLO} (${sb.row.pass ? 'within' : 'still over'} the ${LOAD_RATIO_BUDGET}× budget) and grows its bundle from ${fmtKb(sb.deployed.bundle.bytes)} KB to ${fmtKb(sb.row.bundle.bytes)} KB (${kb(sb.row.bundle.bytes) > SIZE_BUDGET_KB ? 'over' : 'within'} the ${SIZE_BUDGET_KB} KB budget)`,
-    );
-  }
-  changes.push('loading less SDK code at init (deferring the SDK import to the first request that needs it only moves the cost into that request)');
-  changes.push(`or restating the budget for table-backed functions against ${SDK_FLOOR} rather than ${HELLO}, which is a decision, not a measurement`);
-  parts.push(`What would change the figure: ${changes.join('; ')}.`);
-  return `**What dominates the load time: the AWS SDK.** ${parts.join(' ')}`;
+  parts.push(
+    `For context, ${SDK_FLOOR}, nothing but the SDK's DynamoDB document client constructed at module scope, takes ${fmtMs(S)} ms from spawn to exit, ${fmtX(a.floor.vsHello)} ${HELLO}'s ${fmtMs(H)} ms: a function built on it would start ${a.floor.vsHello > LOAD_RATIO_BUDGET ? 'over' : 'near'} the ${LOAD_RATIO_BUDGET}× budget before any code of its own, because its import reads and compiles ${fp.files} CommonJS files from node_modules, ${fmtKb(fp.bytes)} KB unminified (every DynamoDB command, used or not), and the client constructor then reads the shared AWS config files. That is why the data layer does not use it.`,
+  );
+  parts.push(
+    `What remains is each function's own bundle: parsing it, and evaluating its top level (zod schemas built at module scope, the Powertools logger, JSONata where expressions are compiled). The slowest are ${slowest.map((r) => `${r.bundle.name} (${fmtX(r.vsHello)}; ${fmtKb(r.bundle.bytes)} KB, largest parts ${r.bundle.contributors.slice(0, 2).map((c) => `${c.name} ${fmtKb(c.bytes)} KB`).join(', ')})`).join(', ')}.`,
+  );
+  return `**What the load time is made of.** ${parts.join(' ')}`;
 }
 
 function renderReport(input: {
@@ -218,13 +190,12 @@ function renderReport(input: {
   bundles: BundleResult[];
   hello: BundleResult;
   floor: BundleResult;
-  sdkBundled?: BundleResult;
   analysis: LoadAnalysis;
   trips: RoundTripResult[];
   engine: EngineResults;
   revision: string;
 }): string {
-  const { bundles, hello, floor, sdkBundled, analysis: a, trips, engine } = input;
+  const { bundles, hello, floor, analysis: a, trips, engine } = input;
   const cpu = cpus();
   const lines: string[] = [];
   const out = (s = '') => lines.push(s);
@@ -245,7 +216,7 @@ function renderReport(input: {
   out('## Summary');
   out();
   out(`- Bundle size (≤ ${SIZE_BUDGET_KB} KB): ${sizeFailing.length ? `**${sizeFailing.length} of ${bundles.length} functions FAIL** (${sizeFailing.map((b) => b.name).join(', ')})` : `all ${bundles.length} functions pass`}.`);
-  out(`- Load time: ${a.failing.length ? `**${loadVerdict(a)}**` : loadVerdict(a)} The AWS SDK alone (sdk-floor) is ${fmtX(a.floor.vsHello)} hello-world; see section 2.`);
+  out(`- Load time: ${a.failing.length ? `**${loadVerdict(a)}**` : loadVerdict(a)} For context, the AWS SDK's DynamoDB document client alone (sdk-floor), which the functions do not load, is ${fmtX(a.floor.vsHello)} hello-world; see section 2.`);
   out(`- DynamoDB round trips per request: ${tripsFailing.length ? `**${tripsFailing.length} of ${trips.length} cases FAIL** (${tripsFailing.map((t) => t.request).join('; ')})` : `all ${trips.length} cases pass`}.`);
   for (const line of engineSummaryLines(engine)) out(`- ${line}; see section 4.`);
   out();
@@ -265,14 +236,10 @@ function renderReport(input: {
   }
   out(`| _${HELLO} (baseline)_ | inline | ${hello.bytes} | ${fmtKb(hello.bytes)} | ${fmtKb(hello.gzipBytes)} | | |`);
   out(`| _${SDK_FLOOR} (baseline)_ | inline | ${floor.bytes} | ${fmtKb(floor.bytes)} | ${fmtKb(floor.gzipBytes)} | ${partsOf(floor)} | |`);
-  if (sdkBundled) {
-    const over = kb(sdkBundled.bytes) > SIZE_BUDGET_KB;
-    out(`| _${SDK_BUNDLED_ROUTE} with the AWS SDK bundled in (context, not deployed)_ | \`${entryOf(SDK_BUNDLED_ROUTE)}\` | ${sdkBundled.bytes} | ${fmtKb(sdkBundled.bytes)} | ${fmtKb(sdkBundled.gzipBytes)} | ${partsOf(sdkBundled)} | not deployed; ${over ? `would be over ${SIZE_BUDGET_KB} KB` : `would be within ${SIZE_BUDGET_KB} KB`} |`);
-  }
   if (QUEUES.length === 0) out('\nNo queue workers are defined yet (`QUEUES` in lib/queues.ts is empty), so the table lists routes only.');
   out();
   out('**How measured.** Every `entry` in `ROUTES` (lib/routes.ts) and every `worker`/`deadLetterWorker` in `QUEUES` (lib/queues.ts) is bundled with the esbuild API using the CDK `NodejsFunction` settings: `bundle`, `minify`, `platform: node`, `target: node22`, `format: esm`, `mainFields: [module, main]`, the banner');
-  out(`\`import { createRequire } from 'module';const require = createRequire(import.meta.url);\`, \`sourcemap: external\`, and \`@aws-sdk/*\` external (the Lambda Node.js 22 runtime provides the AWS SDK v3, as CDK's NodejsFunction assumes by default). The size is that of the emitted \`index.mjs\` in a scratch directory under the repository's \`.bench/\` (so the SDK resolves from \`node_modules\`, as it does from the runtime's own in Lambda); the \`.map\` file is not counted. "Largest parts" is esbuild's metafile \`bytesInOutput\` summed per npm package, \`(own code)\` being this repository's sources. The ${HELLO} baseline is \`export const handler = async () => ({ statusCode: 200, body: 'ok' })\` and the ${SDK_FLOOR} baseline imports \`DynamoDBClient\` from \`@aws-sdk/client-dynamodb\` and \`DynamoDBDocumentClient\` from \`@aws-sdk/lib-dynamodb\` and constructs a document client at module scope (with lib/data/client.ts's marshall options), both bundled the same way, the SDK external.${sdkBundled ? ` The last row bundles ${SDK_BUNDLED_ROUTE} again with the same settings except that nothing is external, i.e. the AWS SDK is bundled in: it is not what is deployed, and shows what leaving the SDK external saves in bytes (section 2 shows what it costs in load time).` : ''}`);
+  out(`\`import { createRequire } from 'module';const require = createRequire(import.meta.url);\`, \`sourcemap: external\`, and the stack's external modules (infra/bundling.ts, read by both): ${EXTERNAL_MODULES.map((m) => `\`${m}\``).join(', ')}, which the Lambda Node.js 22 runtime provides; everything else is bundled in. The size is that of the emitted \`index.mjs\` in a scratch directory under the repository's \`.bench/\` (so an external package resolves from \`node_modules\`, as it does from the runtime's own in Lambda); the \`.map\` file is not counted. "Largest parts" is esbuild's metafile \`bytesInOutput\` summed per npm package, \`(own code)\` being this repository's sources. The ${HELLO} baseline is \`export const handler = async () => ({ statusCode: 200, body: 'ok' })\` and the ${SDK_FLOOR} baseline imports \`DynamoDBClient\` from \`@aws-sdk/client-dynamodb\` and \`DynamoDBDocumentClient\` from \`@aws-sdk/lib-dynamodb\` and constructs a document client at module scope, bundled the same way but with every \`@aws-sdk/*\` package external, as CDK's NodejsFunction does by default: it shows what the SDK would cost a function, which is why the functions do not use it.`);
   out();
 
   // 2. Load time
@@ -287,14 +254,13 @@ function renderReport(input: {
     out(near);
   }
   out();
-  out(`| Function | AWS SDK loaded | Whole process median ms | Min / max ms | Ratio to ${HELLO} | Budget | Ratio to ${SDK_FLOOR} (context) | Import-only median ms (context) |`);
+  out(`| Function | AWS SDK from the runtime | Whole process median ms | Min / max ms | Ratio to ${HELLO} | Budget | Ratio to ${SDK_FLOOR} (context) | Import-only median ms (context) |`);
   out('|---|---|---:|---:|---:|---|---:|---:|');
   const rowLine = (label: string, r: LoadRow, budget: string) =>
     `| ${label} | ${sdkColumn(r.bundle)} | ${fmtMs(r.load.process.median)} | ${fmtMs(r.load.process.min)} / ${fmtMs(r.load.process.max)} | ${fmtX(r.vsHello)} | ${budget} | ${fmtX(r.vsFloor)} | ${fmtMs(r.load.importOnly.median)} |`;
   for (const r of a.functions) out(rowLine(r.bundle.name, r, mark(r.pass)));
   out(rowLine(`_${HELLO} (baseline)_`, a.hello, ''));
   out(rowLine(`_${SDK_FLOOR} (baseline)_`, a.floor, ''));
-  if (a.sdkBundled) out(rowLine(`_${SDK_BUNDLED_ROUTE} with the AWS SDK bundled in (context, not deployed)_`, a.sdkBundled.row, 'not deployed'));
   out();
   out(dominance(a));
   out();
@@ -304,7 +270,7 @@ function renderReport(input: {
   out();
 
   const leftovers = new Map<string, Set<string>>();
-  const checked = [...a.functions, a.floor, ...(a.sdkBundled ? [a.sdkBundled.row] : [])];
+  const checked = [...a.functions, a.floor];
   for (const r of checked) {
     for (const res of r.load.leftRunning) {
       const kind = resourceKind(res);
@@ -323,14 +289,14 @@ function renderReport(input: {
   if (files) {
     const who = [...new Set([...files].map((f) => f.split(' ')[0]))];
     out(
-      `Left running after the import, not network: file reads in ${who.join(', ')}. These construct a DynamoDB client at module scope, and the AWS SDK client constructor starts reading the shared config files (\`~/.aws/config\`, \`~/.aws/credentials\`) asynchronously; that I/O is outside the import-only interval but inside the whole-process time, since the process exits only once it has finished.`,
+      `Left running after the import, not network: file reads in ${who.join(', ')}. These construct an AWS SDK client at module scope, and its constructor starts reading the shared config files (\`~/.aws/config\`, \`~/.aws/credentials\`) asynchronously; that I/O is outside the import-only interval but inside the whole-process time, since the process exits only once it has finished.`,
     );
   }
   const others = [...leftovers].filter(([kind]) => kind !== 'network' && kind !== 'file');
   if (others.length) out(`Also left running: ${others.map(([kind, set]) => `${kind}: ${[...set].join(', ')}`).join('; ')}.`);
   out();
   out(
-    `**How measured.** Each sample is a fresh \`node\` process (the Node running the bench, ${process.version}, with a clean environment: no \`NODE_OPTIONS\`, no tsx) running a small loader that defines a stand-in for the \`awslambda\` global the Lambda runtime provides (a response-streaming handler calls \`awslambda.streamifyResponse\` at module scope), then does \`await import(<bundle file URL>)\`, checks that the module exports a \`handler\` function, prints, and is left to exit on its own when its event loop drains (no \`process.exit()\`). The whole-process time, the budgeted figure, is measured by the bench around \`spawnSync\`: spawn, Node start-up, loader, import (reading, parsing, linking and evaluating the bundle's top level, and loading the external AWS SDK from \`node_modules\`), whatever the import left pending, and exit; the cost of the spawn itself is the same for every bundle. The import-only time is \`performance.now()\` taken in the child immediately before and after the \`await import()\`. The environment holds harmless values (\`TABLE_NAME\`, \`AWS_REGION\`, dummy credentials, endpoints on a closed local port); handlers create their clients without connecting. There are ${LOAD_RUNS} recorded rounds after one unrecorded warm-up round; every round loads every bundle (functions, both baselines${a.sdkBundled ? ' and the bundled-SDK variant' : ''}) once, in a freshly shuffled order, so the baselines share the machine's drift. The table gives medians per bundle and their ratios to the baselines' medians. Lambda's own runtime start (its runtime client on top of Node 22) is not reproduced here, and the SDK the runtime provides may be another version than the one in node_modules.`,
+    `**How measured.** Each sample is a fresh \`node\` process (the Node running the bench, ${process.version}, with a clean environment: no \`NODE_OPTIONS\`, no tsx) running a small loader that defines a stand-in for the \`awslambda\` global the Lambda runtime provides (a response-streaming handler calls \`awslambda.streamifyResponse\` at module scope), then does \`await import(<bundle file URL>)\`, checks that the module exports a \`handler\` function, prints, and is left to exit on its own when its event loop drains (no \`process.exit()\`). The whole-process time, the budgeted figure, is measured by the bench around \`spawnSync\`: spawn, Node start-up, loader, import (reading, parsing, linking and evaluating the bundle's top level, and for ${SDK_FLOOR} loading the AWS SDK from \`node_modules\`), whatever the import left pending, and exit; the cost of the spawn itself is the same for every bundle. The import-only time is \`performance.now()\` taken in the child immediately before and after the \`await import()\`. The environment holds harmless values (\`TABLE_NAME\`, \`AWS_REGION\`, dummy credentials, endpoints on a closed local port); handlers create their clients without connecting. There are ${LOAD_RUNS} recorded rounds after one unrecorded warm-up round; every round loads every bundle (functions and both baselines) once, in a freshly shuffled order, so the baselines share the machine's drift. The table gives medians per bundle and their ratios to the baselines' medians. Lambda's own runtime start (its runtime client on top of Node 22) is not reproduced here.`,
   );
   out();
 
@@ -412,17 +378,12 @@ async function main(): Promise<void> {
     for (const target of targets()) bundles.push(await bundle(target, work, REPO_ROOT));
     const src = join(work, 'src');
     const hello = await bundle({ name: HELLO, kind: 'baseline', entry: writeHelloWorldEntry(src) }, work, REPO_ROOT);
-    const floor = await bundle({ name: SDK_FLOOR, kind: 'baseline', entry: writeSdkFloorEntry(src) }, work, REPO_ROOT);
-    const representative = ROUTES.find((r) => r.id === SDK_BUNDLED_ROUTE);
-    if (!representative) log(`route ${SDK_BUNDLED_ROUTE} not found; skipping the bundled-SDK context row`);
-    const sdkBundled = representative
-      ? await bundle({ name: `${SDK_BUNDLED_ROUTE}+sdk-bundled`, kind: 'context', entry: resolve(REPO_ROOT, representative.entry), sdk: 'bundled' }, work, REPO_ROOT)
-      : undefined;
+    const floor = await bundle({ name: SDK_FLOOR, kind: 'baseline', entry: writeSdkFloorEntry(src), externals: 'sdk-external' }, work, REPO_ROOT);
 
-    const measured = [...bundles, hello, floor, ...(sdkBundled ? [sdkBundled] : [])];
+    const measured = [...bundles, hello, floor];
     log(`measuring whole-process load times: ${LOAD_RUNS} rounds × ${measured.length} bundles in fresh node processes`);
     const loads = measureLoadTimes(measured, LOAD_RUNS, work);
-    const analysis = analyse(bundles, hello, floor, sdkBundled, loads, nodeModulesFootprint(floor.outfile, work));
+    const analysis = analyse(bundles, hello, floor, loads, nodeModulesFootprint(floor.outfile, work));
 
     log(`counting DynamoDB round trips (${REQUESTS} requests per case)`);
     const trips = await measureRoundTrips(REQUESTS, log);
@@ -431,14 +392,13 @@ async function main(): Promise<void> {
 
     const seconds = (performance.now() - t0) / 1000;
     mkdirSync(dirname(REPORT), { recursive: true });
-    writeFileSync(REPORT, renderReport({ started, seconds, bundles, hello, floor, ...(sdkBundled ? { sdkBundled } : {}), analysis, trips, engine, revision }));
+    writeFileSync(REPORT, renderReport({ started, seconds, bundles, hello, floor, analysis, trips, engine, revision }));
 
     const sizeFailing = bundles.filter((b) => kb(b.bytes) > SIZE_BUDGET_KB);
     console.log(`\nBundle size (budget ≤ ${SIZE_BUDGET_KB} KB):`);
     for (const b of bundles) console.log(`  ${b.name.padEnd(26)} ${fmtKb(b.bytes).padStart(7)} KB  ${kb(b.bytes) <= SIZE_BUDGET_KB ? 'pass' : 'FAIL'}`);
     console.log(`  ${HELLO.padEnd(26)} ${fmtKb(hello.bytes).padStart(7)} KB  (baseline)`);
     console.log(`  ${SDK_FLOOR.padEnd(26)} ${fmtKb(floor.bytes).padStart(7)} KB  (baseline)`);
-    if (sdkBundled) console.log(`  ${sdkBundled.name.padEnd(26)} ${fmtKb(sdkBundled.bytes).padStart(7)} KB  (context: AWS SDK bundled in, not deployed)`);
 
     const a = analysis;
     console.log(
@@ -452,11 +412,10 @@ async function main(): Promise<void> {
     for (const r of a.functions) line(r.bundle.name, r, r.pass ? 'pass' : 'FAIL');
     line(HELLO, a.hello, '(baseline)');
     line(SDK_FLOOR, a.floor, '(baseline)');
-    if (a.sdkBundled) line(a.sdkBundled.row.bundle.name, a.sdkBundled.row, '(context: AWS SDK bundled in, not deployed)');
     console.log(`  ${loadVerdict(a)}`);
     const near = borderline(a);
     if (near) console.log(`  ${near}`);
-    console.log(`  The AWS SDK alone (${SDK_FLOOR}) is ${fmtX(a.floor.vsHello)} ${HELLO}; it dominates the load time of every function that loads it (see docs/benchmarks.md, section 2).`);
+    console.log(`  For context, the AWS SDK's document client alone (${SDK_FLOOR}) is ${fmtX(a.floor.vsHello)} ${HELLO}; the functions do not load it (see docs/benchmarks.md, section 2).`);
 
     console.log('\nDynamoDB calls per request:');
     for (const t of trips) {

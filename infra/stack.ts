@@ -17,6 +17,7 @@ import type { Construct } from 'constructs';
 import { TABLE_DEFINITION } from '../lib/data/table-definition.js';
 import { dlqName, QUEUES, queueUrlVariable, type QueueDefinition } from '../lib/queues.js';
 import { ROUTES, type RouteDefinition, type TableAccess } from '../lib/routes.js';
+import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from './bundling.js';
 
 /** Repository root: route and queue entries are relative to it. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -66,7 +67,6 @@ export const queueUrlEnvName = queueUrlVariable;
 /** `/v2/runs/{id}/events` → `/v2/runs/* /events` (a CloudFront path pattern). */
 export const cloudFrontPathPattern = (path: string): string => path.replace(/\{[^}]+\}/g, '*');
 
-const BANNER = "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
 
 interface FunctionSpec {
   entry: string;
@@ -377,11 +377,9 @@ export class WorkflowServiceStack extends Stack {
         format: OutputFormat.ESM,
         target: 'node22',
         mainFields: ['module', 'main'],
-        banner: BANNER,
+        banner: ESM_REQUIRE_BANNER,
         logLevel: LogLevel.WARNING,
-        // The Node.js 22 runtime ships the AWS SDK v3; bundling it would cost
-        // ~330 KB and its load time per function (docs/benchmarks.md).
-        externalModules: ['@aws-sdk/*'],
+        externalModules: EXTERNAL_MODULES,
       },
     });
     if (spec.table === 'read') this.table.grantReadData(fn);

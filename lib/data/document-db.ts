@@ -71,8 +71,9 @@ function single<T>(raw: Wire): T {
 }
 
 /** A failed condition can carry the item as it was (`ReturnValuesOnConditionCheckFailure`): plain values, like the rest. */
-function conditionalWrite<T>(call: JsonCall, operation: string, input: object): Promise<T> {
-  return call<Wire>(operation, part(input)).then(single<T>, (error: unknown) => {
+async function conditionalWrite<T>(call: JsonCall, operation: string, input: object): Promise<T> {
+  const wire = part(input);
+  return call<Wire>(operation, wire).then(single<T>, (error: unknown) => {
     if (error instanceof AwsServiceError && error.Item !== undefined) error.Item = fromWire(error.Item);
     throw error;
   });
