@@ -18,5 +18,10 @@ export const envCredentials: CredentialProvider = async () => {
   return { accessKeyId, secretAccessKey, sessionToken: process.env.AWS_SESSION_TOKEN || undefined };
 };
 
-/** DynamoDB Local and fauxqs accept any signature. */
-export const localCredentials: CredentialProvider = async () => ({ accessKeyId: 'local', secretAccessKey: 'local' });
+/**
+ * For an emulator endpoint: the environment's credentials when there are
+ * some (LocalStack picks its account from the access key), else fixed ones,
+ * which DynamoDB Local (run with -sharedDb) and fauxqs accept.
+ */
+export const localCredentials: CredentialProvider = async () =>
+  process.env.AWS_ACCESS_KEY_ID && process.env.AWS_SECRET_ACCESS_KEY ? envCredentials() : { accessKeyId: 'local', secretAccessKey: 'local' };

@@ -19,8 +19,9 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): ServiceEnv {
   const baseUrl = (env.BASE_URL ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
   return {
     tableName: env.TABLE_NAME ?? 'workflow-service',
-    dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
-    sqsEndpoint: env.SQS_ENDPOINT || undefined,
+    // The AWS SDK's endpoint variables too: LocalStack sets AWS_ENDPOINT_URL inside its Lambda containers.
+    dynamodbEndpoint: env.DYNAMODB_ENDPOINT || env.AWS_ENDPOINT_URL_DYNAMODB || env.AWS_ENDPOINT_URL || undefined,
+    sqsEndpoint: env.SQS_ENDPOINT || env.AWS_ENDPOINT_URL_SQS || env.AWS_ENDPOINT_URL || undefined,
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
     baseUrl,
     problemBase: (env.PROBLEM_BASE ?? `${baseUrl}/problems`).replace(/\/$/, ''),

@@ -1,5 +1,5 @@
 import type { WorkflowRequest, WorkflowRequestsRepo } from '../data/workflow-requests.js';
-import type { ExecutionTree } from '../schemas/workflow-requests.js';
+import type { ExecutionTree } from '../openapi/responses/workflow-requests.js';
 import { nodeView, requestView } from './views.js';
 
 /** The request with its node executions, and (recursively) the trees of the child requests its `workflow` nodes started. */

@@ -1,11 +1,12 @@
 import type { HttpResult } from './types.js';
 
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult {
-  return {
-    statusCode,
-    headers: { 'Content-Type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  };
+  return jsonText(statusCode, JSON.stringify(body), headers);
+}
+
+/** For a body that is JSON text already, so it is not parsed and serialized again. */
+export function jsonText(statusCode: number, body: string, headers: Record<string, string> = {}): HttpResult {
+  return { statusCode, headers: { 'Content-Type': 'application/json', ...headers }, body };
 }
 
 export function noContent(headers: Record<string, string> = {}): HttpResult {

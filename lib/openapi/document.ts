@@ -11,7 +11,8 @@ import { registerWorkflowPaths } from './paths/workflows.js';
 
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas that validate
- * requests; nothing here is written by hand but descriptions.
+ * requests; nothing here is written by hand but descriptions. Built by
+ * `npm run openapi` into lib/openapi/generated.ts, never in a Lambda.
  */
 export function buildOpenApiDocument(serverUrl = '/') {
   const registry = new OpenAPIRegistry();

@@ -6,7 +6,3 @@ export const LoginBody = z
     password: z.string().min(1).max(1024),
   })
   .meta({ id: 'LoginRequest' });
-
-export const LoginResponse = z
-  .object({ account_id: z.string().uuid(), expires_at: z.string().datetime() })
-  .meta({ id: 'LoginResponse' });

@@ -11,21 +11,6 @@ export const RespondBody = z
   ])
   .meta({ id: 'InteractionResponse' });
 
-export const InteractionSchema = z
-  .object({
-    id: z.uuid(),
-    type: z.enum(['approval', 'answer']),
-    status: z.enum(INTERACTION_STATUSES),
-    prompt: z.string().nullable(),
-    run_id: z.string().nullable(),
-    workflow_request_id: z.uuid().nullable(),
-    node_execution_id: z.uuid().nullable(),
-    response: z.record(z.string(), z.unknown()).nullable(),
-    created_at: z.string(),
-    resolved_at: z.string().nullable(),
-  })
-  .meta({ id: 'Interaction' });
-
 export const ListInteractionsQuery = z.object({
   run_id: z.string().min(1).optional(),
   workflow_request_id: z.uuid().optional(),
@@ -33,7 +18,3 @@ export const ListInteractionsQuery = z.object({
   limit: limitParam(LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT),
   cursor: z.string().min(1).optional(),
 });
-
-export const InteractionList = z
-  .object({ data: z.array(InteractionSchema), page: z.object({ has_more: z.boolean(), next_cursor: z.string().nullable() }) })
-  .meta({ id: 'InteractionList' });

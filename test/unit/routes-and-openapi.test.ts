@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, test } from 'node:test';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { handler as serveOpenApi } from '../../functions/openapi.js';
+import type { ApiContext } from '../../lib/http/types.js';
 import { REPO_ROOT } from '../../lib/local/handlers.js';
 import { buildOpenApiDocument } from '../../lib/openapi/document.js';
+import { GENERATED_PATH, generatedModuleSource } from '../../lib/openapi/generate.js';
 import { allowedMethods, matchRoute, ROUTES, type RouteDefinition } from '../../lib/routes.js';
 
 describe('route table', () => {
@@ -54,5 +58,30 @@ describe('OpenAPI document', () => {
     const list = document.paths?.['/v1/api-tokens']?.get;
     const limit = list?.parameters?.find((p) => 'name' in p && p.name === 'limit') as { schema: { minimum: number; maximum: number } };
     assert.deepEqual([limit.schema.minimum, limit.schema.maximum], [1, 100]);
+  });
+});
+
+describe('served OpenAPI document', () => {
+  test('the committed generated module is what the schemas generate now', () => {
+    const committed = readFileSync(resolve(REPO_ROOT, GENERATED_PATH), 'utf8');
+    assert.ok(committed === generatedModuleSource(), `${GENERATED_PATH} is out of date with lib/schemas/ and lib/openapi/: run npm run openapi`);
+  });
+
+  test('GET /openapi.json answers the document with the base URL, JSON-escaped, as its server', async () => {
+    // Characters that need JSON escaping, and `$&`, which String#replace would expand.
+    const baseUrl = 'https://svc.example/a"b\\c$&';
+    const previous = process.env.BASE_URL;
+    process.env.BASE_URL = baseUrl;
+    try {
+      const event = { rawPath: '/openapi.json', headers: {}, requestContext: { http: { method: 'GET', path: '/openapi.json' } } };
+      const context = { getRemainingTimeInMillis: () => 1000 } as unknown as ApiContext;
+      const result = await serveOpenApi(event as unknown as APIGatewayProxyEventV2, context);
+      assert.equal(result.statusCode, 200);
+      assert.equal(result.headers['Content-Type'], 'application/json');
+      assert.deepEqual(JSON.parse(result.body), buildOpenApiDocument(baseUrl));
+    } finally {
+      if (previous === undefined) delete process.env.BASE_URL;
+      else process.env.BASE_URL = previous;
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { CreateTokenBody, CreatedToken, ListTokensQuery, ListTokensResponse, RevokeTokenBody } from '../../schemas/api-tokens.js';
+import { CreateTokenBody, ListTokensQuery, RevokeTokenBody } from '../../schemas/api-tokens.js';
+import { CreatedToken, ListTokensResponse } from '../responses/api-tokens.js';
 import type { Common } from './common.js';
 
 export function registerTokenPaths(registry: OpenAPIRegistry, common: Common): void {

@@ -1,5 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { LoginBody, LoginResponse } from '../../schemas/auth.js';
+import { LoginBody } from '../../schemas/auth.js';
+import { LoginResponse } from '../responses/auth.js';
 import type { Common } from './common.js';
 
 export function registerAuthPaths(registry: OpenAPIRegistry, common: Common): void {

@@ -1,5 +1,5 @@
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import { MessageSchema, ProblemSchema } from '../../schemas/common.js';
+import { MessageSchema, ProblemSchema } from '../responses/common.js';
 
 export interface Common {
   bearer: Record<string, string[]>[];

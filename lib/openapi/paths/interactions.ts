@@ -1,6 +1,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
-import { InteractionList, InteractionSchema, ListInteractionsQuery, RespondBody } from '../../schemas/interactions.js';
+import { ListInteractionsQuery, RespondBody } from '../../schemas/interactions.js';
+import { InteractionList, InteractionSchema } from '../responses/interactions.js';
 import type { Common } from './common.js';
 
 export function registerInteractionPaths(registry: OpenAPIRegistry, common: Common): void {

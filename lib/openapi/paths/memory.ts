@@ -1,6 +1,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
-import { MemoryPage, MemoryQuery } from '../../schemas/memory.js';
+import { MemoryQuery } from '../../schemas/memory.js';
+import { MemoryPage } from '../responses/memory.js';
 import type { Common } from './common.js';
 
 export function registerMemoryPaths(registry: OpenAPIRegistry, common: Common): void {

@@ -1,13 +1,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
-import {
-  ExecutionTreeSchema,
-  ListWorkflowRequestsQuery,
-  RunWorkflowBody,
-  RunWorkflowResponse,
-  WorkflowRequestList,
-  WorkflowRequestSchema,
-} from '../../schemas/workflow-requests.js';
+import { ListWorkflowRequestsQuery, RunWorkflowBody } from '../../schemas/workflow-requests.js';
+import { ExecutionTreeSchema, RunWorkflowResponse, WorkflowRequestList, WorkflowRequestSchema } from '../responses/workflow-requests.js';
 import type { Common } from './common.js';
 
 const idParam = z.object({ id: z.uuid() });

@@ -1,8 +1,11 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
-import { ChatSchema, CreateChatBody } from '../../schemas/chats.js';
-import { CreateVersionBody, EntryNodesResponse, WorkflowVersionSchema } from '../../schemas/workflow-versions.js';
-import { CreateWorkflowBody, ListWorkflowsQuery, ListWorkflowsResponse, WorkflowSchema } from '../../schemas/workflows.js';
+import { CreateChatBody } from '../../schemas/chats.js';
+import { CreateVersionBody } from '../../schemas/workflow-versions.js';
+import { CreateWorkflowBody, ListWorkflowsQuery } from '../../schemas/workflows.js';
+import { ChatSchema } from '../responses/chats.js';
+import { EntryNodesResponse, WorkflowVersionSchema } from '../responses/workflow-versions.js';
+import { ListWorkflowsResponse, WorkflowSchema } from '../responses/workflows.js';
 import type { Common } from './common.js';
 
 const idParam = (description: string) => z.object({ id: z.string().meta({ description }) });
