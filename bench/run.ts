@@ -5,8 +5,9 @@
  * executions, node-to-child latency and SSE listeners (bench/engine.ts, run
  * in a process of its own). Writes docs/benchmarks.md.
  *
- * `npm run bench -- engine` runs only the engine section and prints it;
- * docs/benchmarks.md is written only by the full run.
+ * `npm run bench -- engine` runs only the engine section and prints it, and
+ * `npm run bench -- load` only bundle sizes and load times; docs/benchmarks.md
+ * is written only by the full run.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -36,6 +37,7 @@ const REQUESTS = positiveInt(process.env.BENCH_REQUESTS, 20);
 const ENGINE_RUNS = positiveInt(process.env.BENCH_ENGINE_RUNS, 20);
 const SSE_LISTENERS = positiveInt(process.env.BENCH_SSE_LISTENERS, 100);
 const ENGINE_ONLY = process.argv.slice(2).includes('engine');
+const LOAD_ONLY = process.argv.slice(2).includes('load');
 
 const HELLO = 'hello-world';
 const SDK_FLOOR = 'sdk-floor';
@@ -385,14 +387,14 @@ async function main(): Promise<void> {
     const loads = measureLoadTimes(measured, LOAD_RUNS, work);
     const analysis = analyse(bundles, hello, floor, loads, nodeModulesFootprint(floor.outfile, work));
 
-    log(`counting DynamoDB round trips (${REQUESTS} requests per case)`);
-    const trips = await measureRoundTrips(REQUESTS, log);
-
-    const engine = await runEngine(work);
+    const trips = LOAD_ONLY ? [] : (log(`counting DynamoDB round trips (${REQUESTS} requests per case)`), await measureRoundTrips(REQUESTS, log));
+    const engine = LOAD_ONLY ? undefined : await runEngine(work);
 
     const seconds = (performance.now() - t0) / 1000;
-    mkdirSync(dirname(REPORT), { recursive: true });
-    writeFileSync(REPORT, renderReport({ started, seconds, bundles, hello, floor, analysis, trips, engine, revision }));
+    if (engine) {
+      mkdirSync(dirname(REPORT), { recursive: true });
+      writeFileSync(REPORT, renderReport({ started, seconds, bundles, hello, floor, analysis, trips, engine, revision }));
+    }
 
     const sizeFailing = bundles.filter((b) => kb(b.bytes) > SIZE_BUDGET_KB);
     console.log(`\nBundle size (budget ≤ ${SIZE_BUDGET_KB} KB):`);
@@ -417,6 +419,10 @@ async function main(): Promise<void> {
     if (near) console.log(`  ${near}`);
     console.log(`  For context, the AWS SDK's document client alone (${SDK_FLOOR}) is ${fmtX(a.floor.vsHello)} ${HELLO}; the functions do not load it (see docs/benchmarks.md, section 2).`);
 
+    if (!engine) {
+      console.log(`\n(Bundle sizes and load times only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
+      return;
+    }
     console.log('\nDynamoDB calls per request:');
     for (const t of trips) {
       console.log(`  ${t.request.padEnd(40)} ${t.perRequest.toFixed(2)}  ${JSON.stringify(t.byTarget)}  ${t.pass ? 'pass' : 'FAIL'}`);

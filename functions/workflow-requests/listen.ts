@@ -107,7 +107,7 @@ async function serve(deps: ListenDeps, event: StreamingEvent, responseStream: Wr
     request = await ownedRequest({ get: (requestId: string) => listenReader.requestWithWatermark(requestId) }, principal.accountId, id);
   } catch (error) {
     meter?.close();
-    if (!(error instanceof ApiError)) logger.error('unhandled error', { error: error as Error, trace_id: requestId });
+    if (!(error instanceof ApiError)) logger().error('unhandled error', { error: error as Error, trace_id: requestId });
     await answerWhole(responseStream, errorResponse(error, requestId, serviceEnv, 'problem'), requestId);
     return;
   }
@@ -261,7 +261,7 @@ async function serve(deps: ListenDeps, event: StreamingEvent, responseStream: Wr
     }
   } catch (error) {
     // The client resumes with Last-Event-ID; nothing it has is lost.
-    logger.error('stream failed', { error: error as Error, trace_id: requestId, workflow_request_id: request.id });
+    logger().error('stream failed', { error: error as Error, trace_id: requestId, workflow_request_id: request.id });
     end('error');
   } finally {
     clearTimeout(deadlineTimer);
@@ -272,7 +272,7 @@ async function serve(deps: ListenDeps, event: StreamingEvent, responseStream: Wr
     }
     await endStream(stream);
     meter.close();
-    logger.info('stream closed', {
+    logger().info('stream closed', {
       trace_id: requestId,
       workflow_request_id: request.id,
       reason: reason ?? 'client_closed',

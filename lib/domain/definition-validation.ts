@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import jsonata from 'jsonata';
 import type * as z from 'zod';
 import { DEFINITION_MAX_BYTES } from '../config/limits.js';
 import type { FieldError } from '../errors.js';
@@ -12,6 +11,7 @@ import {
   type WorkflowEdge,
   type WorkflowNode,
 } from '../schemas/workflow-definition.js';
+import { loadJsonata, type Jsonata } from '../engine/jsonata.js';
 import { templatedLeaves } from '../engine/template.js';
 
 /**
@@ -88,7 +88,8 @@ function configFaults(issues: readonly z.core.$ZodIssue[], config: unknown, base
   });
 }
 
-function expressionFault(expression: string, name: string): FieldError | undefined {
+function expressionFault(jsonata: Jsonata | undefined, expression: string, name: string): FieldError | undefined {
+  if (!jsonata) throw new Error('an expression was found that needsJsonata() did not see');
   try {
     jsonata(expression);
     return undefined;
@@ -100,10 +101,10 @@ function expressionFault(expression: string, name: string): FieldError | undefin
 }
 
 /** Every `{{ }}` template of an http config (url, header values, body strings) must compile; one fault per string. */
-function templateFaults(config: Record<string, unknown>, base: string): FieldError[] {
+function templateFaults(jsonata: Jsonata | undefined, config: Record<string, unknown>, base: string): FieldError[] {
   return templatedLeaves({ url: config.url, headers: config.headers, body: config.body }).flatMap(({ path, expressions }) => {
     const name = base + pointer(...path);
-    const bad = expressions.map((e) => expressionFault(e, name)).find(Boolean);
+    const bad = expressions.map((e) => expressionFault(jsonata, e, name)).find(Boolean);
     return bad ? [bad] : [];
   });
 }
@@ -112,10 +113,19 @@ function templateFaults(config: Record<string, unknown>, base: string): FieldErr
  * Checks a definition and builds the form that is stored. `root` is the
  * pointer of the definition in the request body.
  */
-export function checkDefinition(
+/** Whether a definition holds any JSONata: a transform, an edge `when`, an http config with a `{{ }}` template. */
+function needsJsonata(input: DefinitionInput): boolean {
+  return (
+    input.edges.some((edge) => edge.when !== undefined) ||
+    input.nodes.some((node) => node.type === 'transform' || (node.type === 'http' && JSON.stringify(node.config).includes('{{')))
+  );
+}
+
+export async function checkDefinition(
   input: DefinitionInput,
   options: { newId?: () => string; root?: readonly string[]; maxBytes?: number } = {},
-): DefinitionCheck {
+): Promise<DefinitionCheck> {
+  const jsonata = needsJsonata(input) ? await loadJsonata() : undefined;
   const newId = options.newId ?? randomUUID;
   const root = options.root ?? ['definition'];
   const at = (...path: PropertyKey[]) => pointer(...root, ...path);
@@ -145,10 +155,10 @@ export function checkDefinition(
       } else {
         config = parsed.data as Record<string, unknown>;
         if (raw.type === 'transform') {
-          const bad = expressionFault(config.expression as string, at('nodes', i, 'config', 'expression'));
+          const bad = expressionFault(jsonata, config.expression as string, at('nodes', i, 'config', 'expression'));
           if (bad) errors.push(bad);
         }
-        if (raw.type === 'http') errors.push(...templateFaults(config, at('nodes', i, 'config')));
+        if (raw.type === 'http') errors.push(...templateFaults(jsonata, config, at('nodes', i, 'config')));
         if (raw.type === 'workflow') {
           references.push({
             configPointer: at('nodes', i, 'config'),
@@ -195,7 +205,7 @@ export function checkDefinition(
       if (from !== undefined && nodes[from]!.type !== 'condition') {
         errors.push(fault(at('edges', j, 'when'), 'when_not_allowed', 'is only allowed on edges leaving a condition node'));
       } else {
-        const bad = expressionFault(edge.when, at('edges', j, 'when'));
+        const bad = expressionFault(jsonata, edge.when, at('edges', j, 'when'));
         if (bad) errors.push(bad);
       }
     }

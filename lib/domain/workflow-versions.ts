@@ -39,7 +39,7 @@ export async function createVersion(
   now = new Date(),
 ): Promise<WorkflowVersion> {
   const workflow = await findWorkflow(workflows, accountId, workflowId);
-  const check = checkDefinition(input.definition);
+  const check = await checkDefinition(input.definition);
   const errors = [...check.errors, ...(await referenceFaults(workflows, accountId, check.references))];
   if (errors.length > 0) throw new ValidationError(errors);
   return workflows.createVersion(workflow, {

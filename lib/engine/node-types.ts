@@ -1,6 +1,5 @@
 import { edgeTaken, evaluateJsonata } from './jsonata.js';
 import type { WorkerRuntime } from './node-runner.js';
-import { httpNode } from './nodes/http.js';
 
 export { NodeFailure } from './node-failure.js';
 export { edgeTaken, evaluateJsonata } from './jsonata.js';
@@ -18,7 +17,9 @@ export const NODE_RUNTIME: WorkerRuntime = {
     transform: async ({ node, input }) => evaluateJsonata(String(node.config.expression), input),
     // A condition passes its input on; its outgoing edges' `when` decide the branches.
     condition: async ({ input }) => input,
-    http: httpNode,
+    // Loaded with the first http node: the HTTP client stack (node:http, DNS, the
+    // SSRF guard) is not needed by transforms and conditions, most of this worker's work.
+    http: async (context) => (await import('./nodes/http.js')).httpNode(context),
   },
   edgeTaken,
 };

@@ -67,7 +67,7 @@ const requestContext = (format: ErrorFormat): HttpMiddleware => {
     onError: (request) => {
       request.context.api ??= { requestId: requestIdOf(request.event, () => crypto.randomUUID()) };
       if (!(request.error instanceof ApiError)) {
-        logger.error('unhandled error', { error: request.error as Error, trace_id: request.context.api.requestId });
+        logger().error('unhandled error', { error: request.error as Error, trace_id: request.context.api.requestId });
       }
       request.response = errorResponse(request.error, request.context.api.requestId, serviceEnv, format);
       finish(request);

@@ -15,14 +15,14 @@ function check(definition: unknown, options: { maxBytes?: number } = {}) {
 }
 
 /** The faults as [pointer, code] pairs. */
-const faults = (definition: unknown) => check(definition).errors.map((e) => [e.name, e.code]);
+const faults = async (definition: unknown) => (await check(definition)).errors.map((e) => [e.name, e.code]);
 
 const transform = (name: string, expression = '$') => ({ name, type: 'transform', config: { expression } });
 const condition = (name: string) => ({ name, type: 'condition' });
 
 describe('a valid definition', () => {
-  test('assigns missing ids, resolves edges by name or id, stores edges by id, finds entry nodes', () => {
-    const result = check({
+  test('assigns missing ids, resolves edges by name or id, stores edges by id, finds entry nodes', async () => {
+    const result = await check({
       nodes: [transform('a'), { ...transform('b'), id: ID(7).toUpperCase() }, condition('c'), { name: 'd', type: 'approval' }],
       edges: [
         { from: 'a', to: 'c' },
@@ -48,8 +48,8 @@ describe('a valid definition', () => {
     assert.deepEqual(result.entryNodeIds, [ID(100), ID(7)]);
   });
 
-  test('configs are stored with their defaults; retry and timeout are kept', () => {
-    const result = check({
+  test('configs are stored with their defaults; retry and timeout are kept', async () => {
+    const result = await check({
       nodes: [{ name: 'agent', type: 'agent', config: { model: 'local/echo' }, retry: { max_attempts: 3 }, timeout_ms: 5000 }],
     });
     assert.deepEqual(result.errors, []);
@@ -60,8 +60,8 @@ describe('a valid definition', () => {
     assert.equal(node.timeout_ms, 5000);
   });
 
-  test('a string that is one node’s id and another node’s name means the id', () => {
-    const result = check({
+  test('a string that is one node’s id and another node’s name means the id', async () => {
+    const result = await check({
       nodes: [{ ...transform('first'), id: ID(1) }, transform(ID(1)), transform('third')],
       edges: [{ from: ID(1), to: 'third' }],
     });
@@ -69,17 +69,17 @@ describe('a valid definition', () => {
     assert.deepEqual(result.definition.edges, [{ from: ID(1), to: ID(101) }]);
   });
 
-  test('workflow nodes are returned as references to check against stored versions', () => {
-    const result = check({ nodes: [{ name: 'child', type: 'workflow', config: { workflow_version_id: ID(9).toUpperCase(), entry_node_ids: [ID(3)] } }] });
+  test('workflow nodes are returned as references to check against stored versions', async () => {
+    const result = await check({ nodes: [{ name: 'child', type: 'workflow', config: { workflow_version_id: ID(9).toUpperCase(), entry_node_ids: [ID(3)] } }] });
     assert.deepEqual(result.errors, []);
     assert.deepEqual(result.references, [{ configPointer: '/definition/nodes/0/config', versionId: ID(9), entryNodeIds: [ID(3)] }]);
   });
 });
 
 describe('every fault is one entry with its pointer and code', () => {
-  test('duplicate ids (case-insensitive) and duplicate names', () => {
+  test('duplicate ids (case-insensitive) and duplicate names', async () => {
     assert.deepEqual(
-      faults({
+      await faults({
         nodes: [
           { ...transform('a'), id: 'abcdef00-0000-0000-0000-000000000001' },
           { ...transform('b'), id: 'ABCDEF00-0000-0000-0000-000000000001' },
@@ -93,13 +93,13 @@ describe('every fault is one entry with its pointer and code', () => {
     );
   });
 
-  test('unknown node type', () => {
-    assert.deepEqual(faults({ nodes: [{ name: 'x', type: 'lambda' }] }), [['/definition/nodes/0/type', 'unknown_type']]);
+  test('unknown node type', async () => {
+    assert.deepEqual(await faults({ nodes: [{ name: 'x', type: 'lambda' }] }), [['/definition/nodes/0/type', 'unknown_type']]);
   });
 
-  test('config checked by its type: unknown keys, missing and malformed values', () => {
+  test('config checked by its type: unknown keys, missing and malformed values', async () => {
     assert.deepEqual(
-      faults({
+      await faults({
         nodes: [
           { name: 'a', type: 'transform', config: { expression: '$', extra: 1, 'a/b': 2 } },
           { name: 'b', type: 'transform', config: {} },
@@ -121,8 +121,8 @@ describe('every fault is one entry with its pointer and code', () => {
     );
   });
 
-  test('JSONata that does not compile: transform expression and edge when', () => {
-    const result = check({
+  test('JSONata that does not compile: transform expression and edge when', async () => {
+    const result = await check({
       nodes: [transform('a', '$sum(('), condition('c'), transform('d')],
       edges: [
         { from: 'a', to: 'c' },
@@ -140,9 +140,9 @@ describe('every fault is one entry with its pointer and code', () => {
     assert.equal(result.errors[0]!.location, 'body');
   });
 
-  test('edges naming no node, by id or by name', () => {
+  test('edges naming no node, by id or by name', async () => {
     assert.deepEqual(
-      faults({ nodes: [transform('a')], edges: [{ from: 'a', to: 'nope' }, { from: ID(5), to: 'a' }] }),
+      await faults({ nodes: [transform('a')], edges: [{ from: 'a', to: 'nope' }, { from: ID(5), to: 'a' }] }),
       [
         ['/definition/edges/0/to', 'unknown_node'],
         ['/definition/edges/1/from', 'unknown_node'],
@@ -150,9 +150,9 @@ describe('every fault is one entry with its pointer and code', () => {
     );
   });
 
-  test('self-loops and repeated edges', () => {
+  test('self-loops and repeated edges', async () => {
     assert.deepEqual(
-      faults({
+      await faults({
         nodes: [transform('a'), transform('b')],
         edges: [
           { from: 'a', to: 'b' },
@@ -167,14 +167,14 @@ describe('every fault is one entry with its pointer and code', () => {
     );
   });
 
-  test('`when` only on edges leaving a condition node', () => {
-    assert.deepEqual(faults({ nodes: [transform('a'), transform('b')], edges: [{ from: 'a', to: 'b', when: 'true' }] }), [
+  test('`when` only on edges leaving a condition node', async () => {
+    assert.deepEqual(await faults({ nodes: [transform('a'), transform('b')], edges: [{ from: 'a', to: 'b', when: 'true' }] }), [
       ['/definition/edges/0/when', 'when_not_allowed'],
     ]);
   });
 
-  test('a cycle names the edge that closes it', () => {
-    const result = check({
+  test('a cycle names the edge that closes it', async () => {
+    const result = await check({
       nodes: [transform('start'), transform('a'), transform('b'), transform('c')],
       edges: [
         { from: 'start', to: 'a' },
@@ -187,9 +187,9 @@ describe('every fault is one entry with its pointer and code', () => {
     assert.equal(result.errors[0]!.reason, 'closes a cycle: a → b → c → a');
   });
 
-  test('no entry node (every node in a cycle) is a fault of its own', () => {
+  test('no entry node (every node in a cycle) is a fault of its own', async () => {
     assert.deepEqual(
-      faults({
+      await faults({
         nodes: [transform('a'), transform('b')],
         edges: [
           { from: 'a', to: 'b' },
@@ -203,14 +203,14 @@ describe('every fault is one entry with its pointer and code', () => {
     );
   });
 
-  test('a definition too large to store', () => {
-    const result = check({ nodes: [transform('a', 'x'.repeat(500))] }, { maxBytes: 400 });
+  test('a definition too large to store', async () => {
+    const result = await check({ nodes: [transform('a', 'x'.repeat(500))] }, { maxBytes: 400 });
     assert.deepEqual(result.errors.map((e) => [e.name, e.code]), [['/definition', 'too_large']]);
   });
 
-  test('several faults are all reported, in body order', () => {
+  test('several faults are all reported, in body order', async () => {
     assert.deepEqual(
-      faults({
+      await faults({
         nodes: [{ name: 'a', type: 'bogus' }, transform('b', '(')],
         edges: [{ from: 'a', to: 'zz' }],
       }),

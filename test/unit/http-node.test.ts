@@ -209,8 +209,8 @@ describe('templates', () => {
     assert.equal(wholeTemplate('{{ a }}'), ' a ');
   });
 
-  test('definition validation compiles http templates, with pointers to url, header and body leaf', () => {
-    const result = checkDefinition(
+  test('definition validation compiles http templates, with pointers to url, header and body leaf', async () => {
+    const result = await checkDefinition(
       WorkflowDefinitionInput.parse({
         nodes: [
           { name: 't', type: 'transform', config: { expression: '1' } },
