@@ -127,3 +127,42 @@ export function writeSdkFloorEntry(dir: string): string {
 }
 
 export const displayPath = (repoRoot: string, file: string): string => relative(repoRoot, file) || file;
+
+/**
+ * What a function loads on first use rather than at init, each as a bundle
+ * that does at module scope what that first use does, so its load time over
+ * hello-world is what the first invocation needing it pays on top.
+ */
+export const FIRST_USE: Array<{ name: string; trigger: string; who: string; source: (repoRoot: string) => string }> = [
+  {
+    name: 'first-use:jsonata',
+    trigger: 'the first JSONata expression (compiled or evaluated)',
+    who: 'WorkflowVersionsCreate, worker:node-tasks',
+    source: () => "import jsonata from 'jsonata';\nconst e = jsonata('$sum([1, 2])');\nexport const handler = async () => e.evaluate({});\n",
+  },
+  {
+    name: 'first-use:http-node',
+    trigger: 'the first `http` node',
+    who: 'worker:node-tasks',
+    source: (root) => `import { httpNode } from ${JSON.stringify(join(root, 'lib/engine/nodes/http.ts'))};\nexport const handler = async () => typeof httpNode;\n`,
+  },
+  {
+    name: 'first-use:logger',
+    trigger: 'the first log line (an unhandled error; a closed stream)',
+    who: 'every HTTP function',
+    source: () => "import { Logger } from '@aws-lambda-powertools/logger';\nconst l = new Logger({ serviceName: 'bench' });\nexport const handler = async () => typeof l;\n",
+  },
+  {
+    name: 'first-use:bedrock',
+    trigger: 'the first Bedrock model call',
+    who: 'worker:agent-tasks',
+    source: () => "import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';\nconst c = new BedrockRuntimeClient({});\nexport const handler = async () => typeof c.send;\n",
+  },
+];
+
+export function writeFirstUseEntry(dir: string, item: (typeof FIRST_USE)[number], repoRoot: string): string {
+  mkdirSync(dir, { recursive: true });
+  const entry = join(dir, `${item.name.replace(/[^A-Za-z0-9_-]/g, '_')}.ts`);
+  writeFileSync(entry, item.source(repoRoot));
+  return entry;
+}

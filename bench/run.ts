@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QUEUES } from '../lib/queues.js';
 import { ROUTES } from '../lib/routes.js';
-import { bundle, esbuildVersion, EXTERNAL_MODULES, writeHelloWorldEntry, writeSdkFloorEntry, type BundleResult, type BundleTarget } from './bundle.js';
+import { bundle, esbuildVersion, EXTERNAL_MODULES, FIRST_USE, writeFirstUseEntry, writeHelloWorldEntry, writeSdkFloorEntry, type BundleResult, type BundleTarget } from './bundle.js';
 import { measureLoadTimes, nodeModulesFootprint, resourceKind, type LoadStats } from './load-time.js';
 import { measureRoundTrips, type RoundTripResult } from './round-trips.js';
 import type { EngineResults } from './engine.js';
@@ -119,6 +119,8 @@ interface LoadAnalysis {
   functions: LoadRow[];
   hello: LoadRow;
   floor: LoadRow;
+  /** What functions load on first use, measured as bundles of their own (context). */
+  firstUse: LoadRow[];
   failing: LoadRow[];
   /** CommonJS files (and their bytes on disk) that loading sdk-floor pulls from node_modules. */
   floorFootprint: { files: number; bytes: number };
@@ -128,6 +130,7 @@ function analyse(
   functions: BundleResult[],
   hello: BundleResult,
   floor: BundleResult,
+  firstUse: BundleResult[],
   loads: LoadStats[],
   floorFootprint: LoadAnalysis['floorFootprint'],
 ): LoadAnalysis {
@@ -144,6 +147,7 @@ function analyse(
     functions: rows,
     hello: row(hello),
     floor: row(floor),
+    firstUse: firstUse.map(row),
     failing: rows.filter((r) => !r.pass),
     floorFootprint,
   };
@@ -181,9 +185,24 @@ function dominance(a: LoadAnalysis): string {
     `For context, ${SDK_FLOOR}, nothing but the SDK's DynamoDB document client constructed at module scope, takes ${fmtMs(S)} ms from spawn to exit, ${fmtX(a.floor.vsHello)} ${HELLO}'s ${fmtMs(H)} ms: a function built on it would start ${a.floor.vsHello > LOAD_RATIO_BUDGET ? 'over' : 'near'} the ${LOAD_RATIO_BUDGET}× budget before any code of its own, because its import reads and compiles ${fp.files} CommonJS files from node_modules, ${fmtKb(fp.bytes)} KB unminified (every DynamoDB command, used or not), and the client constructor then reads the shared AWS config files. That is why the data layer does not use it.`,
   );
   parts.push(
-    `What remains is each function's own bundle: parsing it, and evaluating its top level (zod schemas built at module scope, the Powertools logger, JSONata where expressions are compiled). The slowest are ${slowest.map((r) => `${r.bundle.name} (${fmtX(r.vsHello)}; ${fmtKb(r.bundle.bytes)} KB, largest parts ${r.bundle.contributors.slice(0, 2).map((c) => `${c.name} ${fmtKb(c.bytes)} KB`).join(', ')})`).join(', ')}.`,
+    `What remains is each function's own bundle: parsing it (JSONata's 80 KB are parsed even where it is loaded on first use), and evaluating its top level: zod and the request schemas built at module scope, middy, the Powertools modules a function uses (idempotency and its JMESPath on v2 writes). The slowest are ${slowest.map((r) => `${r.bundle.name} (${fmtX(r.vsHello)}; ${fmtKb(r.bundle.bytes)} KB, largest parts ${r.bundle.contributors.slice(0, 2).map((c) => `${c.name} ${fmtKb(c.bytes)} KB`).join(', ')})`).join(', ')}.`,
   );
   return `**What the load time is made of.** ${parts.join(' ')}`;
+}
+
+/** The deferred loads: what each adds to the first invocation that needs it. */
+function firstUseLines(a: LoadAnalysis): string[] {
+  const H = a.hello.load.process.median;
+  return [
+    '**Loaded on first use, not at init.** A function loads at init what every invocation needs, and on first use what only some do. What each deferred load adds to the first invocation that needs it, measured as a bundle of its own that does the same at module scope (whole-process median minus hello-world\'s, same run):',
+    '',
+    '| Deferred load | Functions | When | Adds (ms) | As a multiple of hello-world |',
+    '|---|---|---|---:|---:|',
+    ...a.firstUse.map((r) => {
+      const item = FIRST_USE.find((f) => f.name === r.bundle.name)!;
+      return `| ${item.name.replace('first-use:', '')} | ${item.who} | ${item.trigger} | ${fmtMs(r.load.process.median - H)} | ${fmtX(r.vsHello - 1)} |`;
+    }),
+  ];
 }
 
 function renderReport(input: {
@@ -266,6 +285,8 @@ function renderReport(input: {
   out();
   out(dominance(a));
   out();
+  for (const line of firstUseLines(a)) out(line);
+  out();
   out(
     `**Why the whole process.** A Lambda cold start is the runtime's own start plus the init phase, which is mostly loading the handler module. The import-only interval of ${HELLO} is ${fmtMs(a.hello.load.importOnly.median)} ms, so a ratio with that as the denominator measures nothing useful (a few milliseconds of anything becomes a large multiple). The whole-process time puts the process start (standing in for the runtime's start) in both numerator and denominator, so the ratio says how much a function's module load adds to a cold start. The import-only median stays as a column for context.`,
   );
@@ -298,7 +319,7 @@ function renderReport(input: {
   if (others.length) out(`Also left running: ${others.map(([kind, set]) => `${kind}: ${[...set].join(', ')}`).join('; ')}.`);
   out();
   out(
-    `**How measured.** Each sample is a fresh \`node\` process (the Node running the bench, ${process.version}, with a clean environment: no \`NODE_OPTIONS\`, no tsx) running a small loader that defines a stand-in for the \`awslambda\` global the Lambda runtime provides (a response-streaming handler calls \`awslambda.streamifyResponse\` at module scope), then does \`await import(<bundle file URL>)\`, checks that the module exports a \`handler\` function, prints, and is left to exit on its own when its event loop drains (no \`process.exit()\`). The whole-process time, the budgeted figure, is measured by the bench around \`spawnSync\`: spawn, Node start-up, loader, import (reading, parsing, linking and evaluating the bundle's top level, and for ${SDK_FLOOR} loading the AWS SDK from \`node_modules\`), whatever the import left pending, and exit; the cost of the spawn itself is the same for every bundle. The import-only time is \`performance.now()\` taken in the child immediately before and after the \`await import()\`. The environment holds harmless values (\`TABLE_NAME\`, \`AWS_REGION\`, dummy credentials, endpoints on a closed local port); handlers create their clients without connecting. There are ${LOAD_RUNS} recorded rounds after one unrecorded warm-up round; every round loads every bundle (functions and both baselines) once, in a freshly shuffled order, so the baselines share the machine's drift. The table gives medians per bundle and their ratios to the baselines' medians. Lambda's own runtime start (its runtime client on top of Node 22) is not reproduced here.`,
+    `**How measured.** Each sample is a fresh \`node\` process (the Node running the bench, ${process.version}, with a clean environment: no \`NODE_OPTIONS\`, no tsx) running a small loader that defines a stand-in for the \`awslambda\` global the Lambda runtime provides (a response-streaming handler calls \`awslambda.streamifyResponse\` at module scope), then does \`await import(<bundle file URL>)\`, checks that the module exports a \`handler\` function, prints, and is left to exit on its own when its event loop drains (no \`process.exit()\`). The whole-process time, the budgeted figure, is measured by the bench around \`spawnSync\`: spawn, Node start-up, loader, import (reading, parsing, linking and evaluating the bundle's top level, and for ${SDK_FLOOR} loading the AWS SDK from \`node_modules\`), whatever the import left pending, and exit; the cost of the spawn itself is the same for every bundle. The import-only time is \`performance.now()\` taken in the child immediately before and after the \`await import()\`. The environment holds harmless values (\`TABLE_NAME\`, \`AWS_REGION\`, dummy credentials, endpoints on a closed local port); handlers create their clients without connecting. There are ${LOAD_RUNS} recorded rounds after one unrecorded warm-up round; every round loads every bundle (functions, both baselines and the first-use bundles) once, in a freshly shuffled order, so the baselines share the machine's drift. The table gives medians per bundle and their ratios to the baselines' medians. Lambda's own runtime start (its runtime client on top of Node 22) is not reproduced here.`,
   );
   out();
 
@@ -381,11 +402,13 @@ async function main(): Promise<void> {
     const src = join(work, 'src');
     const hello = await bundle({ name: HELLO, kind: 'baseline', entry: writeHelloWorldEntry(src) }, work, REPO_ROOT);
     const floor = await bundle({ name: SDK_FLOOR, kind: 'baseline', entry: writeSdkFloorEntry(src), externals: 'sdk-external' }, work, REPO_ROOT);
+    const firstUse: BundleResult[] = [];
+    for (const item of FIRST_USE) firstUse.push(await bundle({ name: item.name, kind: 'context', entry: writeFirstUseEntry(src, item, REPO_ROOT) }, work, REPO_ROOT));
 
-    const measured = [...bundles, hello, floor];
+    const measured = [...bundles, hello, floor, ...firstUse];
     log(`measuring whole-process load times: ${LOAD_RUNS} rounds × ${measured.length} bundles in fresh node processes`);
     const loads = measureLoadTimes(measured, LOAD_RUNS, work);
-    const analysis = analyse(bundles, hello, floor, loads, nodeModulesFootprint(floor.outfile, work));
+    const analysis = analyse(bundles, hello, floor, firstUse, loads, nodeModulesFootprint(floor.outfile, work));
 
     const trips = LOAD_ONLY ? [] : (log(`counting DynamoDB round trips (${REQUESTS} requests per case)`), await measureRoundTrips(REQUESTS, log));
     const engine = LOAD_ONLY ? undefined : await runEngine(work);
@@ -414,6 +437,7 @@ async function main(): Promise<void> {
     for (const r of a.functions) line(r.bundle.name, r, r.pass ? 'pass' : 'FAIL');
     line(HELLO, a.hello, '(baseline)');
     line(SDK_FLOOR, a.floor, '(baseline)');
+    for (const r of a.firstUse) line(r.bundle.name, r, '(context: loaded on first use)');
     console.log(`  ${loadVerdict(a)}`);
     const near = borderline(a);
     if (near) console.log(`  ${near}`);

@@ -33,6 +33,7 @@ export class SingleTableIdempotencyStore extends BasePersistenceLayer {
         TableName: tableName,
         Item: {
           ...keys.idempotency(record.idempotencyKey),
+          entity: 'idempotency_record',
           [TABLE_DEFINITION.ttlAttribute]: record.expiryTimestamp,
           status: record.getStatus(),
           in_progress_expiration: record.inProgressExpiryTimestamp,
