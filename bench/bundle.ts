@@ -8,8 +8,6 @@ export { esbuildVersion };
 
 import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from '../infra/bundling.js';
 
-export { ESM_REQUIRE_BANNER, EXTERNAL_MODULES };
-
 export interface BundleTarget {
   /** Route id, `worker:<queue>` / `dlq-worker:<queue>`, a baseline name, or a context variant's name. */
   name: string;

@@ -16,7 +16,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QUEUES } from '../lib/queues.js';
 import { ROUTES } from '../lib/routes.js';
-import { bundle, esbuildVersion, EXTERNAL_MODULES, FIRST_USE, writeFirstUseEntry, writeHelloWorldEntry, writeSdkFloorEntry, type BundleResult, type BundleTarget } from './bundle.js';
+import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from '../infra/bundling.js';
+import { bundle, esbuildVersion, FIRST_USE, writeFirstUseEntry, writeHelloWorldEntry, writeSdkFloorEntry, type BundleResult, type BundleTarget } from './bundle.js';
 import { measureLoadTimes, nodeModulesFootprint, resourceKind, type LoadStats } from './load-time.js';
 import { measureRoundTrips, type RoundTripResult } from './round-trips.js';
 import type { EngineResults } from './engine.js';
@@ -260,7 +261,7 @@ function renderReport(input: {
   if (QUEUES.length === 0) out('\nNo queue workers are defined yet (`QUEUES` in lib/queues.ts is empty), so the table lists routes only.');
   out();
   out('**How measured.** Every `entry` in `ROUTES` (lib/routes.ts) and every `worker`/`deadLetterWorker` in `QUEUES` (lib/queues.ts) is bundled with the esbuild API using the CDK `NodejsFunction` settings: `bundle`, `minify`, `platform: node`, `target: node22`, `format: esm`, `mainFields: [module, main]`, the banner');
-  out(`\`import { createRequire } from 'module';const require = createRequire(import.meta.url);\`, \`sourcemap: external\`, and the stack's external modules (infra/bundling.ts, read by both): ${EXTERNAL_MODULES.map((m) => `\`${m}\``).join(', ')}, which the Lambda Node.js 22 runtime provides; everything else is bundled in. The size is that of the emitted \`index.mjs\` in a scratch directory under the repository's \`.bench/\` (so an external package resolves from \`node_modules\`, as it does from the runtime's own in Lambda); the \`.map\` file is not counted. "Largest parts" is esbuild's metafile \`bytesInOutput\` summed per npm package, \`(own code)\` being this repository's sources. The ${HELLO} baseline is \`export const handler = async () => ({ statusCode: 200, body: 'ok' })\` and the ${SDK_FLOOR} baseline imports \`DynamoDBClient\` from \`@aws-sdk/client-dynamodb\` and \`DynamoDBDocumentClient\` from \`@aws-sdk/lib-dynamodb\` and constructs a document client at module scope, bundled the same way but with every \`@aws-sdk/*\` package external, as CDK's NodejsFunction does by default: it shows what the SDK would cost a function, which is why the functions do not use it.`);
+  out(`\`${ESM_REQUIRE_BANNER}\`, \`sourcemap: external\`, and the stack's external modules (infra/bundling.ts, read by both): ${EXTERNAL_MODULES.map((m) => `\`${m}\``).join(', ')}, which the Lambda Node.js 22 runtime provides; everything else is bundled in. The size is that of the emitted \`index.mjs\` in a scratch directory under the repository's \`.bench/\` (so an external package resolves from \`node_modules\`, as it does from the runtime's own in Lambda); the \`.map\` file is not counted. "Largest parts" is esbuild's metafile \`bytesInOutput\` summed per npm package, \`(own code)\` being this repository's sources. The ${HELLO} baseline is \`export const handler = async () => ({ statusCode: 200, body: 'ok' })\` and the ${SDK_FLOOR} baseline imports \`DynamoDBClient\` from \`@aws-sdk/client-dynamodb\` and \`DynamoDBDocumentClient\` from \`@aws-sdk/lib-dynamodb\` and constructs a document client at module scope, bundled the same way but with every \`@aws-sdk/*\` package external, as CDK's NodejsFunction does by default: it shows what the SDK would cost a function, which is why the functions do not use it.`);
   out();
 
   // 2. Load time

@@ -43,8 +43,8 @@ export interface DocumentDb {
   describeTable(tableName: string): Promise<{ Table?: { TableStatus?: string } }>;
 }
 
-// What lib/data/client.ts configured for lib-dynamodb before: undefined
-// attributes are dropped, class instances are an error rather than a map.
+// Optional fields left undefined are dropped rather than refused; a class
+// instance (a Date, say) is an error, since storing it as a map loses what it was.
 const MARSHALL: marshallOptions = { removeUndefinedValues: true, convertClassInstanceToMap: false };
 
 const toWire = (value: Item | undefined): Wire | undefined => (value === undefined ? undefined : (marshall(value, MARSHALL) as Wire));
