@@ -1,3 +1,4 @@
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 /**
  * The engine section of `npm run bench`: cost per million node executions
  * at AWS list prices, node-to-child latency against a bare SQS hop, and the
@@ -14,7 +15,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { DocumentDb } from '../lib/data/document-db.js';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal, startSqsEmulator } from '../lib/local/emulators.js';
 import { startLocalStack, type LocalStack } from '../lib/local/stack.js';
 import { startCountingProxy, startSqsCountingProxy, type DynamoCall, type DynamoCountingProxy, type SqsCall, type SqsCountingProxy } from './counting-proxy.js';
@@ -301,9 +302,9 @@ interface Bench {
   sqs: SqsCountingProxy;
   token: string;
   accountId: string;
-  direct: { db: DocumentDb; tableName: string };
+  direct: { db: DynamoDBDocumentClient; tableName: string };
   /** The same table through the counting proxy (for the calibration calls). */
-  proxied: { db: DocumentDb; tableName: string };
+  proxied: { db: DynamoDBDocumentClient; tableName: string };
   repo: import('../lib/data/workflow-requests.js').WorkflowRequestsRepo;
   api: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
   workerQueueUrl: string;
@@ -343,11 +344,11 @@ async function setUp(log: (line: string) => void): Promise<Bench> {
 
     // The bench's own reads and writes go straight to DynamoDB Local: never counted.
     const { readEnv } = await import('../lib/config/env.js');
-    const { createDocumentDb } = await import('../lib/data/client.js');
+    const { createDynamoDb } = await import('../lib/aws/clients.js');
     const { adminCommands } = await import('../lib/admin/commands.js');
     const { workflowRequestsRepo } = await import('../lib/data/workflow-requests.js');
-    const direct = { db: createDocumentDb({ ...readEnv(), dynamodbEndpoint: dynamodb.endpoint }), tableName: stack.tableName };
-    const proxied = { db: createDocumentDb({ ...readEnv(), dynamodbEndpoint: ddb.url }), tableName: stack.tableName };
+    const direct = { db: createDynamoDb({ ...readEnv(), dynamodbEndpoint: dynamodb.endpoint }), tableName: stack.tableName };
+    const proxied = { db: createDynamoDb({ ...readEnv(), dynamodbEndpoint: ddb.url }), tableName: stack.tableName };
 
     const email = `bench-${randomUUID()}@example.com`;
     const password = randomBytes(18).toString('base64url');
@@ -416,22 +417,22 @@ async function calibrate(b: Bench): Promise<CalibrationRow[]> {
   };
   const big = { ...key('big'), d: 'x'.repeat(3500) }; // about 3.5 KB
   const indexed = { ...key('indexed'), gsi1pk: `BENCHCAL#${tag}`, gsi1sk: 'CAL', d: 'x'.repeat(1500) }; // about 1.5 KB, in gsi1
-  await probe('PutItem of a 3.5 KB item', 4, () => db.put({ TableName, Item: big }));
-  await probe('PutItem of a 1.5 KB item with gsi1 keys (projection ALL)', 4, () => db.put({ TableName, Item: indexed }));
-  await probe('GetItem of the 3.5 KB item, strongly consistent', 1, () => db.get({ TableName, Key: key('big'), ConsistentRead: true }));
-  await probe('GetItem of the 3.5 KB item, eventually consistent', 0.5, () => db.get({ TableName, Key: key('big') }));
-  await db.put({ TableName, Item: { ...key('small1'), n: 1 } });
-  await db.put({ TableName, Item: { ...key('small2'), n: 1 } });
+  await probe('PutItem of a 3.5 KB item', 4, () => db.send(new PutCommand({ TableName, Item: big })));
+  await probe('PutItem of a 1.5 KB item with gsi1 keys (projection ALL)', 4, () => db.send(new PutCommand({ TableName, Item: indexed })));
+  await probe('GetItem of the 3.5 KB item, strongly consistent', 1, () => db.send(new GetCommand({ TableName, Key: key('big'), ConsistentRead: true })));
+  await probe('GetItem of the 3.5 KB item, eventually consistent', 0.5, () => db.send(new GetCommand({ TableName, Key: key('big') })));
+  await db.send(new PutCommand({ TableName, Item: { ...key('small1'), n: 1 } }));
+  await db.send(new PutCommand({ TableName, Item: { ...key('small2'), n: 1 } }));
   const add = (k: Record<string, string>) => ({ Update: { TableName, Key: k, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } } });
-  await probe('TransactWriteItems: 2 updates of items under 1 KB', 4, () => db.transactWrite({ TransactItems: [add(key('small1')), add(key('small2'))] }));
+  await probe('TransactWriteItems: 2 updates of items under 1 KB', 4, () => db.send(new TransactWriteCommand({ TransactItems: [add(key('small1')), add(key('small2'))] })));
   await probe('TransactWriteItems: update the 3.5 KB item and the indexed 1.5 KB item', 16, () =>
-    db.transactWrite({ TransactItems: [add(key('big')), add(key('indexed'))] }),
+    db.send(new TransactWriteCommand({ TransactItems: [add(key('big')), add(key('indexed'))] })),
   );
   await probe('UpdateItem of the 3.5 KB item whose condition fails', 4, () =>
-    db.update({ TableName, Key: key('big'), UpdateExpression: 'SET n = :one', ConditionExpression: 'attribute_not_exists(pk)', ExpressionAttributeValues: { ':one': 1 } }),
+    db.send(new UpdateCommand({ TableName, Key: key('big'), UpdateExpression: 'SET n = :one', ConditionExpression: 'attribute_not_exists(pk)', ExpressionAttributeValues: { ':one': 1 } })),
   );
   await probe('Query of an empty partition, strongly consistent', 1, () =>
-    db.query({ TableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `BENCHCAL#${tag}#none` }, ConsistentRead: true }),
+    db.send(new QueryCommand({ TableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `BENCHCAL#${tag}#none` }, ConsistentRead: true })),
   );
   return rows;
 }

@@ -45,9 +45,9 @@ export async function measureRoundTrips(requestsPerCase: number, log: (line: str
 
     // Only now that the stack has set the environment: the data layer, with an explicit client on the proxy.
     const { readEnv } = await import('../lib/config/env.js');
-    const { createDocumentDb } = await import('../lib/data/client.js');
+    const { createDynamoDb } = await import('../lib/aws/clients.js');
     const { adminCommands } = await import('../lib/admin/commands.js');
-    const table = { db: createDocumentDb({ ...readEnv(), dynamodbEndpoint: proxy.url }), tableName: stack.tableName };
+    const table = { db: createDynamoDb({ ...readEnv(), dynamodbEndpoint: proxy.url }), tableName: stack.tableName };
 
     const email = `bench-${randomUUID()}@example.com`;
     const password = randomBytes(18).toString('base64url');

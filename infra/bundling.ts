@@ -7,12 +7,11 @@
 export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
 
 /**
- * Left out of the bundles and loaded from the Node.js 22 runtime, which ships
- * the AWS SDK v3. Only the Bedrock client, which the agent worker imports on
- * its first Bedrock call. Everything else is bundled: the functions reach
- * DynamoDB and SQS without the SDK (lib/aws/), and bundling the little they
- * take from it (`@aws-sdk/util-dynamodb`) saves resolving and lexing
- * CommonJS files at init. An SDK client imported by mistake would be bundled
- * in and show in the benchmark's bundle sizes.
+ * Nothing is left to the Node.js 22 runtime's copy of the AWS SDK: every
+ * function bundles the one SDK version of package-lock.json, minified, so
+ * what runs in AWS is what the tests mock and the bench measures. (CDK's
+ * default leaves `@aws-sdk/*` external; an empty list overrides it.) What
+ * only some invocations need, the Bedrock client among them, is imported
+ * with `import()`: bundled, but evaluated on first use.
  */
-export const EXTERNAL_MODULES = ['@aws-sdk/client-bedrock-runtime'];
+export const EXTERNAL_MODULES: string[] = [];

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ApiError } from '../errors.js';
-import { createDocumentDb } from '../data/client.js';
+import { createDynamoDb } from '../aws/clients.js';
 import { readEnv } from '../config/env.js';
 import { readLocalStackState } from '../local/state.js';
 import { adminCommands, UsageError, type AdminCommandName } from './commands.js';
@@ -49,9 +49,8 @@ export async function main(argv: string[], out: Pick<NodeJS.WritableStream, 'wri
   const local = process.env.DYNAMODB_ENDPOINT || process.env.TABLE_NAME ? undefined : readLocalStackState();
   const env = readEnv({ ...process.env, ...(local ? { DYNAMODB_ENDPOINT: local.dynamodbEndpoint, TABLE_NAME: local.tableName } : {}) });
   try {
-    // A deployed table needs the operator's own credentials: profiles, SSO, roles.
-    const credentials = env.dynamodbEndpoint ? undefined : (await import('@aws-sdk/credential-provider-node')).defaultProvider();
-    const commands = adminCommands({ db: createDocumentDb(env, credentials), tableName: env.tableName });
+    // A deployed table is reached with the operator's own credentials (profiles, SSO, roles): the SDK's default chain.
+    const commands = adminCommands({ db: createDynamoDb(env), tableName: env.tableName });
     if (!(command in commands)) {
       err.write(`Unknown command ${command}.\n${HELP}\n`);
       return 2;

@@ -1,3 +1,4 @@
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { PlanName } from '../config/plans.js';
 import { keys } from './keys.js';
@@ -61,7 +62,7 @@ export function accountsRepo(table: TableRef = defaultTable()) {
         updated_at: now,
       };
       try {
-        await db.transactWrite({
+        await db.send(new TransactWriteCommand({
             TransactItems: [
               { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
               {
@@ -72,7 +73,7 @@ export function accountsRepo(table: TableRef = defaultTable()) {
                 },
               },
             ],
-          });
+          }));
       } catch (error) {
         if (isConditionFailure(error)) throw new ConflictError('account_exists', `An account with email ${email} already exists.`);
         throw error;
@@ -81,39 +82,39 @@ export function accountsRepo(table: TableRef = defaultTable()) {
     },
 
     async get(accountId: string): Promise<Account | undefined> {
-      const { Item } = await db.get({ TableName: tableName, Key: keys.account(accountId), ConsistentRead: true });
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.account(accountId), ConsistentRead: true }));
       return Item ? toAccount(Item) : undefined;
     },
 
     async findByEmail(email: string): Promise<AccountWithSecret | undefined> {
-      const { Item: guard } = await db.get({ TableName: tableName, Key: keys.accountEmail(email), ConsistentRead: true });
+      const { Item: guard } = await db.send(new GetCommand({ TableName: tableName, Key: keys.accountEmail(email), ConsistentRead: true }));
       if (!guard) return undefined;
-      const { Item } = await db.get({ TableName: tableName, Key: keys.account(guard.account_id as string), ConsistentRead: true });
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.account(guard.account_id as string), ConsistentRead: true }));
       return Item ? { ...toAccount(Item), password_hash: Item.password_hash as string } : undefined;
     },
 
     /** Whether any account exists, read from the accounts index (one item at most). */
     async anyExists(): Promise<boolean> {
-      const { Items } = await db.query({
+      const { Items } = await db.send(new QueryCommand({
           TableName: tableName,
           IndexName: 'gsi1',
           KeyConditionExpression: 'gsi1pk = :pk',
           ExpressionAttributeValues: { ':pk': keys.accountsIndex().gsi1pk },
           Limit: 1,
-        });
+        }));
       return (Items ?? []).length > 0;
     },
 
     async setSuspended(accountId: string, suspended: boolean): Promise<Account> {
       try {
-        const { Attributes } = await db.update({
+        const { Attributes } = await db.send(new UpdateCommand({
             TableName: tableName,
             Key: keys.account(accountId),
             UpdateExpression: 'SET suspended = :s, updated_at = :now',
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeValues: { ':s': suspended, ':now': nowIso() },
             ReturnValues: 'ALL_NEW',
-          });
+          }));
         return toAccount(Attributes ?? {});
       } catch (error) {
         if (isConditionFailure(error)) throw new NotFoundError(`No account ${accountId}.`);

@@ -1,3 +1,4 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { isUuid } from '../domain/uuid.js';
 import { ConflictError } from '../errors.js';
 import { keys } from './keys.js';
@@ -29,11 +30,11 @@ export function chatsRepo(table: TableRef = defaultTable()) {
   return {
     async create(chat: Chat): Promise<Chat> {
       try {
-        await db.put({
+        await db.send(new PutCommand({
             TableName: tableName,
             Item: { ...keys.chat(chat.id), entity: 'chat', ...chat },
             ConditionExpression: 'attribute_not_exists(pk)',
-          });
+          }));
       } catch (error) {
         if (isConditionFailure(error)) throw new ConflictError('chat_exists', `A chat with id ${chat.id} already exists.`);
         throw error;
@@ -44,7 +45,7 @@ export function chatsRepo(table: TableRef = defaultTable()) {
     /** Undefined for a malformed, unknown or other account's chat id alike. */
     async get(accountId: string, chatId: string): Promise<Chat | undefined> {
       if (!isUuid(chatId)) return undefined;
-      const { Item } = await db.get({ TableName: tableName, Key: keys.chat(chatId.toLowerCase()), ConsistentRead: true });
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.chat(chatId.toLowerCase()), ConsistentRead: true }));
       return Item && Item.account_id === accountId ? toChat(Item) : undefined;
     },
   };

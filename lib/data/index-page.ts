@@ -1,4 +1,5 @@
-import type { DocumentDb } from './document-db.js';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
  * One page of an account's items in the gsi1 "newest first" partition,
@@ -6,7 +7,7 @@ import type { DocumentDb } from './document-db.js';
  * there is more). `next` is the position of the page's last item.
  */
 export async function newestFirstPage(
-  db: DocumentDb,
+  db: DynamoDBDocumentClient,
   tableName: string,
   partition: string,
   filter: { expression: string; names: Record<string, string>; values: Record<string, unknown> } | undefined,
@@ -15,7 +16,7 @@ export async function newestFirstPage(
   const found: Array<Record<string, unknown>> = [];
   let startKey: Record<string, unknown> | undefined = options.after ? { gsi1pk: partition, ...options.after } : undefined;
   do {
-    const page = await db.query({
+    const page = await db.send(new QueryCommand({
         TableName: tableName,
         IndexName: 'gsi1',
         KeyConditionExpression: 'gsi1pk = :g',
@@ -25,7 +26,7 @@ export async function newestFirstPage(
         ScanIndexForward: false,
         ExclusiveStartKey: startKey,
         Limit: options.limit + 1,
-      });
+      }));
     found.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey && found.length <= options.limit);

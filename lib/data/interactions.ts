@@ -1,3 +1,4 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newestFirstPage } from './index-page.js';
 import { equalityFilter } from './expressions.js';
 import { keys } from './keys.js';
@@ -32,7 +33,7 @@ export function interactionsRepo(table: TableRef = defaultTable()) {
     /** Creates the interaction once; a redelivered node task finds it already there. */
     async createOnce(interaction: Interaction): Promise<Interaction> {
       try {
-        await db.put({
+        await db.send(new PutCommand({
             TableName: tableName,
             Item: {
               ...keys.interaction(interaction.id),
@@ -41,7 +42,7 @@ export function interactionsRepo(table: TableRef = defaultTable()) {
               ...interaction,
             },
             ConditionExpression: 'attribute_not_exists(pk)',
-          });
+          }));
         return interaction;
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
@@ -50,14 +51,14 @@ export function interactionsRepo(table: TableRef = defaultTable()) {
     },
 
     async get(id: string): Promise<Interaction | undefined> {
-      const { Item } = await db.get({ TableName: tableName, Key: keys.interaction(id), ConsistentRead: true });
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.interaction(id), ConsistentRead: true }));
       return Item ? view(Item) : undefined;
     },
 
     /** Resolves a pending interaction; undefined when it was no longer pending. */
     async resolve(id: string, status: Exclude<InteractionStatus, 'pending'>, response: Record<string, unknown> | null): Promise<Interaction | undefined> {
       try {
-        const { Attributes } = await db.update({
+        const { Attributes } = await db.send(new UpdateCommand({
             TableName: tableName,
             Key: keys.interaction(id),
             UpdateExpression: 'SET #status = :status, #response = :response, resolved_at = :now',
@@ -65,7 +66,7 @@ export function interactionsRepo(table: TableRef = defaultTable()) {
             ExpressionAttributeNames: { '#status': 'status', '#response': 'response' },
             ExpressionAttributeValues: { ':status': status, ':response': response, ':now': new Date().toISOString(), ':pending': 'pending' },
             ReturnValues: 'ALL_NEW',
-          });
+          }));
         return view(Attributes!);
       } catch (error) {
         if (isConditionFailure(error)) return undefined;

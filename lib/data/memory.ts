@@ -1,3 +1,4 @@
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from './table.js';
 
@@ -56,7 +57,7 @@ export function memoryRepo(table: TableRef = defaultTable()) {
         },
       });
       try {
-        await db.transactWrite({ TransactItems: [item(0, 'user', input.user), item(1, 'assistant', input.assistant)] });
+        await db.send(new TransactWriteCommand({ TransactItems: [item(0, 'user', input.user), item(1, 'assistant', input.assistant)] }));
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
@@ -68,7 +69,7 @@ export function memoryRepo(table: TableRef = defaultTable()) {
       const found: Array<Record<string, unknown>> = [];
       let startKey: Record<string, unknown> | undefined = options.after ? { pk: prefix.pk, sk: options.after } : undefined;
       do {
-        const result = await db.query({
+        const result = await db.send(new QueryCommand({
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
             FilterExpression: 'account_id = :account',
@@ -76,7 +77,7 @@ export function memoryRepo(table: TableRef = defaultTable()) {
             ExclusiveStartKey: startKey,
             Limit: options.limit + 1,
             ConsistentRead: true,
-          });
+          }));
         found.push(...(result.Items ?? []));
         startKey = result.LastEvaluatedKey;
       } while (startKey && found.length <= options.limit);
@@ -87,7 +88,7 @@ export function memoryRepo(table: TableRef = defaultTable()) {
     /** The most recent `max` messages, oldest first: what an agent sees of its history. */
     async recent(accountId: string, contextMemoryId: string, agentNodeId: string, max = 50): Promise<MemoryMessage[]> {
       const prefix = keys.memoryPrefix(contextMemoryId, agentNodeId);
-      const { Items } = await db.query({
+      const { Items } = await db.send(new QueryCommand({
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
           FilterExpression: 'account_id = :account',
@@ -95,7 +96,7 @@ export function memoryRepo(table: TableRef = defaultTable()) {
           ScanIndexForward: false,
           Limit: max,
           ConsistentRead: true,
-        });
+        }));
       return (Items ?? []).map(view).reverse();
     },
   };

@@ -1,3 +1,4 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys.js';
 import { defaultTable, type TableRef } from './table.js';
 import { workflowRequestsRepo, type NodeExecution, type RequestEvent, type WorkflowRequest } from './workflow-requests.js';
@@ -37,9 +38,9 @@ export function requestEventsReader(table: TableRef = defaultTable(), meter?: Re
     async requestWithWatermark(requestId: string): Promise<WatermarkedRequest | undefined> {
       // The watermark is read first, the state after it: the state then
       // shows at least every change whose event is at or below the watermark.
-      const counter = await db.get({ TableName: tableName, Key: keys.requestEventSeq(requestId), ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' });
+      const counter = await db.send(new GetCommand({ TableName: tableName, Key: keys.requestEventSeq(requestId), ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }));
       meter?.record('get', counter.ConsumedCapacity?.CapacityUnits ?? 0);
-      const { Item, ConsumedCapacity } = await db.get({ TableName: tableName, Key: keys.workflowRequest(requestId), ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' });
+      const { Item, ConsumedCapacity } = await db.send(new GetCommand({ TableName: tableName, Key: keys.workflowRequest(requestId), ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }));
       meter?.record('get', ConsumedCapacity?.CapacityUnits ?? 0);
       if (!Item) return undefined;
       const request = strip(Item) as unknown as WatermarkedRequest;
@@ -60,7 +61,7 @@ export function requestEventsReader(table: TableRef = defaultTable(), meter?: Re
      */
     async eventsAfter(requestId: string, afterSeq: number, limit: number): Promise<{ events: RequestEvent[]; complete: boolean }> {
       if (afterSeq >= MAX_SEQ) return { events: [], complete: true };
-      const { Items, LastEvaluatedKey, ConsumedCapacity } = await db.query({
+      const { Items, LastEvaluatedKey, ConsumedCapacity } = await db.send(new QueryCommand({
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
           FilterExpression: '#ttl > :now',
@@ -74,7 +75,7 @@ export function requestEventsReader(table: TableRef = defaultTable(), meter?: Re
           Limit: limit,
           ConsistentRead: true,
           ReturnConsumedCapacity: 'TOTAL',
-        });
+        }));
       meter?.record('query', ConsumedCapacity?.CapacityUnits ?? 0);
       // Items are pages of consecutive events keyed by their last seq (appendEvents), or single events.
       const events = (Items ?? [])

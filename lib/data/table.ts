@@ -1,14 +1,14 @@
-import type { DocumentDb } from './document-db.js';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { dynamoDbClient } from '../aws/clients.js';
 import { serviceEnv } from '../config/env.js';
-import { documentClient } from './client.js';
 
 /** What a repository needs to reach the table; tests pass a mocked client. */
 export interface TableRef {
-  db: DocumentDb;
+  db: DynamoDBDocumentClient;
   tableName: string;
 }
 
-export const defaultTable = (): TableRef => ({ db: documentClient(), tableName: serviceEnv.tableName });
+export const defaultTable = (): TableRef => ({ db: dynamoDbClient(), tableName: serviceEnv.tableName });
 
 /** True when a TransactWriteItems call was cancelled by a failed condition. */
 export function isConditionFailure(error: unknown): boolean {

@@ -1,3 +1,4 @@
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../errors.js';
 import type { Account } from './accounts.js';
 import { accountsRepo } from './accounts.js';
@@ -25,12 +26,12 @@ export function tokensRepo(table: TableRef = defaultTable()) {
     async create(token: StoredToken): Promise<void> {
       const expiresAt = new Date(token.expires_at);
       const common = { entity: 'token', ...token, ttl: ttlFromDate(expiresAt) };
-      await db.transactWrite({
+      await db.send(new TransactWriteCommand({
           TransactItems: [
             { Put: { TableName: tableName, Item: { ...keys.tokenByHash(token.token_hash), ...common }, ConditionExpression: 'attribute_not_exists(pk)' } },
             { Put: { TableName: tableName, Item: { ...keys.accountToken(token.account_id, token.id), ...common }, ConditionExpression: 'attribute_not_exists(pk)' } },
           ],
-        });
+        }));
     },
 
     /**
@@ -46,7 +47,7 @@ export function tokensRepo(table: TableRef = defaultTable()) {
       };
       const items: Array<Record<string, unknown>> = [];
       for (let attempt = 0; attempt < 5 && Object.keys(request).length > 0; attempt++) {
-        const result = await db.batchGet({ RequestItems: request });
+        const result = await db.send(new BatchGetCommand({ RequestItems: request }));
         items.push(...(result.Responses?.[tableName] ?? []));
         request = (result.UnprocessedKeys ?? {}) as typeof request;
         if (Object.keys(request).length > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
@@ -67,7 +68,7 @@ export function tokensRepo(table: TableRef = defaultTable()) {
       const live: StoredToken[] = [];
       let startKey: Record<string, unknown> | undefined = options.after ? { pk: prefix.pk, sk: options.after } : undefined;
       do {
-        const page = await db.query({
+        const page = await db.send(new QueryCommand({
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
             FilterExpression: 'expires_at > :now',
@@ -75,7 +76,7 @@ export function tokensRepo(table: TableRef = defaultTable()) {
             ExclusiveStartKey: startKey,
             Limit: options.limit + 1,
             ConsistentRead: true,
-          });
+          }));
         live.push(...((page.Items ?? []) as unknown as StoredToken[]));
         startKey = page.LastEvaluatedKey;
       } while (startKey && live.length <= options.limit);
@@ -85,19 +86,19 @@ export function tokensRepo(table: TableRef = defaultTable()) {
     },
 
     async getForAccount(accountId: string, tokenId: string, now = new Date()): Promise<StoredToken | undefined> {
-      const { Item } = await db.get({ TableName: tableName, Key: keys.accountToken(accountId, tokenId), ConsistentRead: true });
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.accountToken(accountId, tokenId), ConsistentRead: true }));
       return isLive(Item, now) ? (Item as unknown as StoredToken) : undefined;
     },
 
     /** Deletes both items; the credential is gone before this returns. */
     async delete(token: StoredToken): Promise<void> {
       try {
-        await db.transactWrite({
+        await db.send(new TransactWriteCommand({
             TransactItems: [
               { Delete: { TableName: tableName, Key: keys.accountToken(token.account_id, token.id), ConditionExpression: 'attribute_exists(pk)' } },
               { Delete: { TableName: tableName, Key: keys.tokenByHash(token.token_hash) } },
             ],
-          });
+          }));
       } catch (error) {
         if (isConditionFailure(error)) throw new NotFoundError('No such token.');
         throw error;

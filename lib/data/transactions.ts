@@ -1,3 +1,4 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../errors.js';
 import { keys } from './keys.js';
 import { defaultTable, isConditionFailure, nowIso, type TableRef } from './table.js';
@@ -44,7 +45,7 @@ export function transactionsRepo(table: TableRef = defaultTable()) {
         updated_at: now,
       };
       try {
-        await db.transactWrite({
+        await db.send(new TransactWriteCommand({
             TransactItems: [
               {
                 Update: {
@@ -63,7 +64,7 @@ export function transactionsRepo(table: TableRef = defaultTable()) {
                 },
               },
             ],
-          });
+          }));
       } catch (error) {
         if (isConditionFailure(error)) throw new NotFoundError(`No account ${input.accountId}.`);
         throw error;

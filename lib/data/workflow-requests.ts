@@ -1,3 +1,4 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchPut } from './batch.js';
 import { newestFirstPage } from './index-page.js';
 import { equalityFilter, guardedSet } from './expressions.js';
@@ -93,7 +94,7 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
     values: Record<string, unknown>,
   ): Promise<Record<string, unknown> | undefined> {
     try {
-      const { Attributes } = await db.update({
+      const { Attributes } = await db.send(new UpdateCommand({
           TableName: tableName,
           Key: key,
           UpdateExpression: update,
@@ -101,7 +102,7 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
-        });
+        }));
       return strip(Attributes ?? {});
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
@@ -115,7 +116,7 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
      * enqueued, so no worker can see a partial request.
      */
     async create(request: WorkflowRequest, nodes: NodeExecution[]): Promise<void> {
-      await db.put({
+      await db.send(new PutCommand({
           TableName: tableName,
           Item: {
             ...keys.workflowRequest(request.id),
@@ -124,7 +125,7 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
             ...request,
           },
           ConditionExpression: 'attribute_not_exists(pk)',
-        });
+        }));
       await batchPut(
         db,
         tableName,
@@ -133,12 +134,12 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
     },
 
     async get(requestId: string): Promise<WorkflowRequest | undefined> {
-      const { Item } = await db.get({ TableName: tableName, Key: keys.workflowRequest(requestId), ConsistentRead: true });
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.workflowRequest(requestId), ConsistentRead: true }));
       return Item ? strip(Item as WorkflowRequest & Record<string, unknown>) : undefined;
     },
 
     async getNode(requestId: string, nodeId: string): Promise<NodeExecution | undefined> {
-      const { Item } = await db.get({ TableName: tableName, Key: keys.nodeExecution(requestId, nodeId), ConsistentRead: true });
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.nodeExecution(requestId, nodeId), ConsistentRead: true }));
       return Item ? strip(Item as NodeExecution & Record<string, unknown>) : undefined;
     },
 
@@ -148,14 +149,14 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       const nodes: NodeExecution[] = [];
       let startKey: Record<string, unknown> | undefined;
       do {
-        const page = await db.query({
+        const page = await db.send(new QueryCommand({
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
             ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
             ExclusiveStartKey: startKey,
             ConsistentRead: true,
             ...(onCapacity ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
-          });
+          }));
         onCapacity?.(page.ConsumedCapacity?.CapacityUnits ?? 0);
         nodes.push(...(page.Items ?? []).map((i) => strip(i as NodeExecution & Record<string, unknown>)));
         startKey = page.LastEvaluatedKey;
@@ -224,7 +225,7 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       let failed: FailureInfo | undefined;
       let stopped = false;
       do {
-        const page = await db.query({
+        const page = await db.send(new QueryCommand({
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
             ProjectionExpression: '#status, #error, node_id',
@@ -232,7 +233,7 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
             ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
             ExclusiveStartKey: startKey,
             ConsistentRead: true,
-          });
+          }));
         for (const item of page.Items ?? []) {
           const status = item.status as NodeStatus;
           if (!(NODE_TERMINAL as readonly string[]).includes(status)) return { state: 'open' };
@@ -251,14 +252,14 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
      * idempotent under redelivery. Returns the child as it now stands.
      */
     async markParentsDone(requestId: string, childId: string, parentIds: string[], activatedIds: string[]): Promise<NodeExecution> {
-      const { Attributes } = await db.update({
+      const { Attributes } = await db.send(new UpdateCommand({
           TableName: tableName,
           Key: keys.nodeExecution(requestId, childId),
           UpdateExpression: activatedIds.length > 0 ? 'ADD done_parents :p, activated_by :a' : 'ADD done_parents :p',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':p': new Set(parentIds), ...(activatedIds.length > 0 ? { ':a': new Set(activatedIds) } : {}) },
           ReturnValues: 'ALL_NEW',
-        });
+        }));
       return strip(Attributes as NodeExecution & Record<string, unknown>);
     },
 
@@ -283,13 +284,13 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
      */
     async appendEvents(requestId: string, data: Array<RequestEvent['data']>): Promise<RequestEvent[]> {
       if (data.length === 0) return [];
-      const { Attributes } = await db.update({
+      const { Attributes } = await db.send(new UpdateCommand({
           TableName: tableName,
           Key: keys.requestEventSeq(requestId),
           UpdateExpression: 'ADD event_seq :n',
           ExpressionAttributeValues: { ':n': data.length },
           ReturnValues: 'UPDATED_NEW',
-        });
+        }));
       const first = Number(Attributes?.event_seq) - data.length + 1;
       const now = new Date();
       const ttl = ttlFromDate(new Date(now.getTime() + EVENT_RETENTION_SECONDS * 1000));

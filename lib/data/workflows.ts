@@ -1,3 +1,4 @@
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isUuid } from '../domain/uuid.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { WorkflowDefinition } from '../schemas/workflow-definition.js';
@@ -77,7 +78,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
 
   async function get(accountId: string, workflowId: string): Promise<Workflow | undefined> {
     if (!isUuid(workflowId)) return undefined;
-    const { Item } = await db.get({ TableName: tableName, Key: keys.workflow(accountId, workflowId.toLowerCase()), ConsistentRead: true });
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.workflow(accountId, workflowId.toLowerCase()), ConsistentRead: true }));
     return Item ? toWorkflow(Item) : undefined;
   }
 
@@ -94,7 +95,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
         updated_at: input.now,
       };
       try {
-        await db.put({
+        await db.send(new PutCommand({
             TableName: tableName,
             Item: {
               ...keys.workflow(input.accountId, input.id),
@@ -104,7 +105,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
               name_lower: foldName(input.name),
             },
             ConditionExpression: 'attribute_not_exists(pk)',
-          });
+          }));
       } catch (error) {
         if (isConditionFailure(error)) throw new ConflictError('workflow_exists', `A workflow with id ${input.id} already exists.`);
         throw error;
@@ -133,7 +134,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
       }
       let queries = 0;
       do {
-        const page = await db.query({
+        const page = await db.send(new QueryCommand({
             TableName: tableName,
             IndexName: 'gsi1',
             KeyConditionExpression: 'gsi1pk = :pk',
@@ -142,7 +143,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
             ScanIndexForward: false,
             ExclusiveStartKey: startKey,
             Limit: search ? SEARCH_PAGE_ITEMS : options.limit + 1,
-          });
+          }));
         queries++;
         found.push(...(page.Items ?? []).map(toWorkflow));
         startKey = page.LastEvaluatedKey;
@@ -179,7 +180,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
           created_at: input.created_at,
         };
         try {
-          await db.transactWrite({
+          await db.send(new TransactWriteCommand({
               TransactItems: [
                 {
                   Update: {
@@ -198,7 +199,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
                   },
                 },
               ],
-            });
+            }));
           return version;
         } catch (error) {
           const reason = cancellation(error);
@@ -218,7 +219,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
     /** Undefined for a malformed, unknown or other account's version id alike. */
     async getVersion(accountId: string, versionId: string): Promise<WorkflowVersion | undefined> {
       if (!isUuid(versionId)) return undefined;
-      const { Item } = await db.get({ TableName: tableName, Key: keys.workflowVersion(versionId.toLowerCase()), ConsistentRead: true });
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.workflowVersion(versionId.toLowerCase()), ConsistentRead: true }));
       return Item && Item.account_id === accountId ? toVersion(Item) : undefined;
     },
   };

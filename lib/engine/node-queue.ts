@@ -1,6 +1,5 @@
-import { localCredentials } from '../aws/credentials.js';
-import { jsonClient, type JsonCall } from '../aws/json-client.js';
-import { serviceEnv } from '../config/env.js';
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { sqsClient } from '../aws/clients.js';
 import { queueFor, queueUrlVariable } from '../queues.js';
 
 export interface NodeTask {
@@ -9,21 +8,6 @@ export interface NodeTask {
   /** Routes the task: `agent` nodes go to the agent queue, everything else to node-tasks. */
   node_type?: string;
 }
-
-interface SendMessageBatchResult {
-  Failed?: Array<{ Id: string; Code?: string; Message?: string }>;
-}
-
-// SQS's JSON protocol through lib/aws/json-client.ts rather than the AWS SDK (cold-start cost; see docs/benchmarks.md).
-let client: JsonCall | undefined;
-const sqs = (): JsonCall =>
-  (client ??= jsonClient({
-    service: 'sqs',
-    targetPrefix: 'AmazonSQS',
-    region: serviceEnv.region,
-    endpoint: serviceEnv.sqsEndpoint,
-    credentials: serviceEnv.sqsEndpoint ? localCredentials : undefined,
-  }));
 
 export type EnqueueNodeTasks = (tasks: NodeTask[], delaySeconds?: number) => Promise<void>;
 
@@ -39,10 +23,12 @@ export const enqueueNodeTasks: EnqueueNodeTasks = async (tasks, delaySeconds = 0
     if (!queueUrl) throw new Error(`${queueUrlVariable(queue)} is not set`);
     for (let i = 0; i < queued.length; i += 10) {
       const batch = queued.slice(i, i + 10);
-      const result = await sqs()<SendMessageBatchResult>('SendMessageBatch', {
-        QueueUrl: queueUrl,
-        Entries: batch.map((task, j) => ({ Id: String(j), MessageBody: JSON.stringify(task), DelaySeconds: Math.min(900, Math.max(0, Math.ceil(delaySeconds))) })),
-      });
+      const result = await sqsClient().send(
+        new SendMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: batch.map((task, j) => ({ Id: String(j), MessageBody: JSON.stringify(task), DelaySeconds: Math.min(900, Math.max(0, Math.ceil(delaySeconds))) })),
+        }),
+      );
       if (result.Failed?.length) throw new Error(`SQS refused ${result.Failed.length} node tasks: ${result.Failed[0]?.Message}`);
     }
   }

@@ -1,5 +1,8 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IdempotencyItemAlreadyExistsError, IdempotencyItemNotFoundError, IdempotencyRecordStatus } from '@aws-lambda-powertools/idempotency';
 import { BasePersistenceLayer, IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../data/keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from '../data/table.js';
 import { TABLE_DEFINITION } from '../data/table-definition.js';
@@ -9,9 +12,16 @@ type StoredRecord = Record<string, unknown>;
 /**
  * Powertools idempotency records in the single table: pk = `IDEMPOTENCY#<hash>`,
  * sk = `IDEMPOTENCY` (a partition each, so no hot key), the expiry being the
- * table's TTL attribute. Powertools' own DynamoDB layer needs the AWS SDK
- * client; this one writes the same records, under the same conditions,
- * through the repositories' client.
+ * table's TTL attribute, on the repositories' SDK client.
+ *
+ * Why not Powertools' own DynamoDBPersistenceLayer: the table's key is
+ * composite (pk, sk), and with a sort key that layer writes every record
+ * under one partition, `staticPkValue`, with the idempotency key as the sort
+ * key. On a table every account shares, that is a hot partition (1,000
+ * writes a second at most) for all idempotent writes of all accounts. It also
+ * cannot add the `entity` attribute every item of the table carries. This
+ * layer writes the same records under the same conditions (free, expired
+ * though not yet deleted by TTL, or in progress past its own deadline).
  */
 export class SingleTableIdempotencyStore extends BasePersistenceLayer {
   constructor(private readonly table: TableRef = defaultTable()) {
@@ -20,7 +30,7 @@ export class SingleTableIdempotencyStore extends BasePersistenceLayer {
 
   protected async _getRecord(idempotencyKey: string): Promise<IdempotencyRecord> {
     const { db, tableName } = this.table;
-    const { Item } = await db.get({ TableName: tableName, Key: keys.idempotency(idempotencyKey), ConsistentRead: true });
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.idempotency(idempotencyKey), ConsistentRead: true }));
     if (!Item) throw new IdempotencyItemNotFoundError();
     return toRecord(idempotencyKey, Item);
   }
@@ -29,7 +39,7 @@ export class SingleTableIdempotencyStore extends BasePersistenceLayer {
     const { db, tableName } = this.table;
     const now = Date.now();
     try {
-      await db.put({
+      await db.send(new PutCommand({
         TableName: tableName,
         Item: {
           ...keys.idempotency(record.idempotencyKey),
@@ -44,20 +54,21 @@ export class SingleTableIdempotencyStore extends BasePersistenceLayer {
         ExpressionAttributeNames: { '#expiry': TABLE_DEFINITION.ttlAttribute, '#status': 'status' },
         ExpressionAttributeValues: { ':now': now / 1000, ':now_ms': now, ':inprogress': IdempotencyRecordStatus.INPROGRESS },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      });
+      }));
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      const existing = (error as { Item?: StoredRecord }).Item;
+      // The document client leaves the item on a failed condition as DynamoDB sent it, in attribute values.
+      const existing = (error as { Item?: Record<string, AttributeValue> }).Item;
       throw new IdempotencyItemAlreadyExistsError(
         `Failed to put record for already existing idempotency key: ${record.idempotencyKey}`,
-        existing && toRecord(record.idempotencyKey, existing),
+        existing && toRecord(record.idempotencyKey, unmarshall(existing)),
       );
     }
   }
 
   protected async _updateRecord(record: IdempotencyRecord): Promise<void> {
     const { db, tableName } = this.table;
-    await db.update({
+    await db.send(new UpdateCommand({
       TableName: tableName,
       Key: keys.idempotency(record.idempotencyKey),
       UpdateExpression: `SET #expiry = :expiry, #status = :status${record.responseData !== undefined ? ', #data = :data' : ''}${this.isPayloadValidationEnabled() ? ', #validation = :validation' : ''}`,
@@ -73,12 +84,12 @@ export class SingleTableIdempotencyStore extends BasePersistenceLayer {
         ...(record.responseData !== undefined ? { ':data': record.responseData } : {}),
         ...(this.isPayloadValidationEnabled() ? { ':validation': record.payloadHash } : {}),
       },
-    });
+    }));
   }
 
   protected async _deleteRecord(record: IdempotencyRecord): Promise<void> {
     const { db, tableName } = this.table;
-    await db.delete({ TableName: tableName, Key: keys.idempotency(record.idempotencyKey) });
+    await db.send(new DeleteCommand({ TableName: tableName, Key: keys.idempotency(record.idempotencyKey) }));
   }
 }
 

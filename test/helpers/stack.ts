@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createDocumentDb } from '../../lib/data/client.js';
+import { createDynamoDb } from '../../lib/aws/clients.js';
 import type { TableRef } from '../../lib/data/table.js';
 import { adminCommands } from '../../lib/admin/commands.js';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../lib/local/stack.js';
@@ -19,7 +19,7 @@ export async function startTestStack(options: LocalStackOptions = {}): Promise<L
     ...options,
   });
   const env = readEnv({ ...process.env, DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, TABLE_NAME: stack.tableName });
-  const table = { db: createDocumentDb(env), tableName: stack.tableName };
+  const table = { db: createDynamoDb(env), tableName: stack.tableName };
   return { ...stack, table };
 }
 

@@ -1,3 +1,4 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -77,22 +78,22 @@ async function idleRequest(accountId = user.accountId, createdAt = new Date()) {
 
 /** A writer that allocated a seq and died before writing it. */
 async function allocateOnly(requestId: string): Promise<number> {
-  const { Attributes } = await stack.table.db.update({
+  const { Attributes } = await stack.table.db.send(new UpdateCommand({
       TableName: stack.tableName,
       Key: keys.requestEventSeq(requestId),
       UpdateExpression: 'ADD event_seq :one',
       ExpressionAttributeValues: { ':one': 1 },
       ReturnValues: 'UPDATED_NEW',
-    });
+    }));
   return Number(Attributes?.event_seq);
 }
 
 /** Writes an event at a seq allocated earlier (a slow writer catching up). */
 async function writeEvent(requestId: string, seq: number, data: Record<string, unknown>, expiresAt = new Date(Date.now() + 86_400_000)) {
-  await stack.table.db.put({
+  await stack.table.db.send(new PutCommand({
       TableName: stack.tableName,
       Item: { ...keys.requestEvent(requestId, seq), entity: 'request_event', seq, created_at: new Date().toISOString(), data, ttl: ttlFromDate(expiresAt) },
-    });
+    }));
 }
 
 interface Frame {

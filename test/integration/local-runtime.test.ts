@@ -1,3 +1,4 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -20,7 +21,7 @@ after(async () => {
 const queueUrl = () => stack.queues[0]!.url;
 
 async function item(id: string, sk: string) {
-  const { Item } = await stack.table.db.get({ TableName: stack.tableName, Key: { pk: `TESTMSG#${id}`, sk }, ConsistentRead: true });
+  const { Item } = await stack.table.db.send(new GetCommand({ TableName: stack.tableName, Key: { pk: `TESTMSG#${id}`, sk }, ConsistentRead: true }));
   return Item;
 }
 

@@ -1,3 +1,4 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -150,7 +151,7 @@ describe('workflow execution on SQS workers', () => {
     const id = await run(v);
     const first = await settled(id);
     const events = async () =>
-      (await stack.table.db.query({ TableName: stack.tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)', ExpressionAttributeValues: { ':pk': keys.requestEvent(id, 0).pk, ':e': 'EVENT#' } })).Items?.length;
+      (await stack.table.db.send(new QueryCommand({ TableName: stack.tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)', ExpressionAttributeValues: { ':pk': keys.requestEvent(id, 0).pk, ':e': 'EVENT#' } }))).Items?.length;
     // The terminal event is appended just after the request turns completed.
     for (let i = 0; i < 50 && (await events()) !== (await events()); i++) await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 300));

@@ -3,15 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, test } from 'node:test';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { sdkDocumentDb } from '../helpers/sdk-document-db.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 import { accountsRepo } from '../../lib/data/accounts.js';
 import { keys } from '../../lib/data/keys.js';
 import { transactionsRepo } from '../../lib/data/transactions.js';
 import { ConflictError, NotFoundError } from '../../lib/errors.js';
 
-const { db, client } = sdkDocumentDb();
-const mock = mockClient(client);
+const { db, mock } = mockedDynamoDb();
 const table = { db, tableName: 't' };
 
 beforeEach(() => mock.reset());

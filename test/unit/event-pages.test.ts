@@ -2,14 +2,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, test } from 'node:test';
 import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { sdkDocumentDb } from '../helpers/sdk-document-db.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 import { keys } from '../../lib/data/keys.js';
 import { requestEventsReader } from '../../lib/data/request-events.js';
 import { EVENT_PAGE_BYTES, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 
-const { db, client } = sdkDocumentDb();
-const mock = mockClient(client);
+const { db, mock } = mockedDynamoDb();
 const table = { db, tableName: 't' };
 
 beforeEach(() => mock.reset());

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, test } from 'node:test';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { sdkDocumentDb } from '../helpers/sdk-document-db.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 import { keys } from '../../lib/data/keys.js';
 import { requestEventsReader } from '../../lib/data/request-events.js';
 import type { NodeExecution, RequestEvent, WorkflowRequest } from '../../lib/data/workflow-requests.js';
@@ -190,8 +189,7 @@ describe('payloads', () => {
 });
 
 describe('reads and their cost', () => {
-  const { db, client } = sdkDocumentDb();
-  const mock = mockClient(client);
+  const { db, mock } = mockedDynamoDb();
   beforeEach(() => {
     mock.reset();
     streamMetrics.reset();

@@ -3,14 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, test } from 'node:test';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { sdkDocumentDb } from '../helpers/sdk-document-db.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 import { keys } from '../../lib/data/keys.js';
 import { tokensRepo, type StoredToken } from '../../lib/data/tokens.js';
 import { NotFoundError } from '../../lib/errors.js';
 
-const { db, client } = sdkDocumentDb();
-const mock = mockClient(client);
+const { db, mock } = mockedDynamoDb();
 const table = { db, tableName: 't' };
 const repo = tokensRepo(table);
 

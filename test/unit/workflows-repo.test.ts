@@ -3,15 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, test } from 'node:test';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { sdkDocumentDb } from '../helpers/sdk-document-db.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 import { chatsRepo } from '../../lib/data/chats.js';
 import { keys } from '../../lib/data/keys.js';
 import { workflowsRepo, type Workflow } from '../../lib/data/workflows.js';
 import { ConflictError, NotFoundError } from '../../lib/errors.js';
 
-const { db, client } = sdkDocumentDb();
-const mock = mockClient(client);
+const { db, mock } = mockedDynamoDb();
 const table = { db, tableName: 't' };
 const repo = workflowsRepo(table);
 
