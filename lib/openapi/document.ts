@@ -9,6 +9,18 @@ import { registerWorkflowRequestStreamPaths } from './paths/workflow-requests-st
 import { registerServicePaths } from './paths/service.js';
 import { registerWorkflowPaths } from './paths/workflows.js';
 
+/** Every tag an operation uses, in the order a reader meets them. */
+const TAGS = [
+  { name: 'Service', description: 'Health and this document; no credentials.' },
+  { name: 'Sessions', description: 'Browser sign-in. The session cookie is a credential only for minting API tokens.' },
+  { name: 'API tokens', description: 'Bearer tokens for everything else. These calls answer errors as `{message}`, not as problem documents.' },
+  { name: 'Workflows', description: 'Workflows and their immutable, numbered versions.' },
+  { name: 'Chats', description: 'Chats; a chat’s id is also its context memory id.' },
+  { name: 'Workflow requests', description: 'Running a workflow version, its history, execution tree and live event stream.' },
+  { name: 'Chat memory', description: 'What agent nodes wrote to a context memory.' },
+  { name: 'Interactions', description: 'Questions and approvals that wait on a person.' },
+];
+
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas that validate
  * requests; nothing here is written by hand but descriptions. Built by
@@ -34,5 +46,6 @@ export function buildOpenApiDocument(serverUrl = '/') {
         'Runs workflows and agent runs for an account and streams their execution. Errors are RFC 9457 problem documents (`application/problem+json`) except on the token calls, which answer `{message}`.',
     },
     servers: [{ url: serverUrl }],
+    tags: TAGS,
   });
 }

@@ -34,6 +34,9 @@ export const StreamPayloadSchema = z
   .meta({ description: 'The JSON of one stream message; either key may be absent.' });
 
 export function registerWorkflowRequestStreamPaths(registry: OpenAPIRegistry, common: Common): void {
+  // Not a response body (each `data:` line is one), so registered as a component by hand.
+  const { $schema: _dialect, ...payload } = z.toJSONSchema(StreamPayloadSchema, { target: 'draft-2020-12', io: 'output' });
+  const streamPayload = registry.registerComponent('schemas', 'WorkflowStreamPayload', payload as never);
   registry.registerPath({
     method: 'get',
     path: '/v1/workflow-requests/{id}/listen',
@@ -46,6 +49,7 @@ export function registerWorkflowRequestStreamPaths(registry: OpenAPIRegistry, co
       '`data: keepalive` (not JSON, no id) is sent every 3 seconds.',
       'The stream closes after a payload whose `workflow_request.status` is `completed`, `failed` or `stopped`. It also closes after 30 minutes, and in AWS before the streaming function’s 15-minute limit; reconnect with `Last-Event-ID` to continue where it stopped. A reconnect to a finished request the client has all of is answered 204, which tells EventSource clients to stop reconnecting.',
     ].join('\n\n'),
+    tags: ['Workflow requests'],
     security: common.bearer,
     request: {
       params: z.object({ id: z.string().meta({ description: 'The workflow request id. A malformed, unknown or other account’s id answers the same 404.' }) }),
@@ -62,7 +66,10 @@ export function registerWorkflowRequestStreamPaths(registry: OpenAPIRegistry, co
           'text/event-stream': {
             schema: z.string().meta({
               description:
-                'Server-Sent Events: `id: <n>\\ndata: <JSON>\\n\\n` messages, the JSON being a `WorkflowStreamPayload` (#/components/schemas/WorkflowStreamPayload), and `data: keepalive\\n\\n`.',
+                'Server-Sent Events: `id: <n>\\ndata: <JSON>\\n\\n` messages, the JSON being a `WorkflowStreamPayload` (`$defs/data`), and `data: keepalive\\n\\n`.',
+              // JSON Schema's place for subschemas that assert nothing about the body itself:
+              // OpenAPI 3.1 has no way to give a schema to each event (3.2's `itemSchema` does).
+              $defs: { data: streamPayload.ref },
               example:
                 'id: 4\ndata: {"node_execution":{"id":"…","node_id":"…","status":"completed","output_data":{"n":5},"attempt_count":1,"workflow_request_id":"…","workflow_version_id":"…"}}\n\n' +
                 'data: keepalive\n\n' +
@@ -72,12 +79,10 @@ export function registerWorkflowRequestStreamPaths(registry: OpenAPIRegistry, co
         },
       },
       204: { description: 'Resumed (`Last-Event-ID`) after the end of a finished request: nothing more will come.' },
-      401: common.problem('Missing, malformed, expired or revoked token (with `WWW-Authenticate`).'),
-      403: common.problem('The account is suspended.'),
-      404: common.problem('No such workflow request (`not_found`).'),
+      401: common.problems.unauthorized('Missing, malformed, expired or revoked token (`unauthorized`).'),
+      403: common.problems.suspended,
+      404: common.problem('No such workflow request, a malformed id, or another account’s (indistinguishable, `not_found`).'),
+      500: common.problems.internal,
     },
   });
-  // Not a response body (each `data:` line is one), so registered as a component by hand.
-  const { $schema: _dialect, ...payload } = z.toJSONSchema(StreamPayloadSchema, { target: 'draft-2020-12', io: 'output' });
-  registry.registerComponent('schemas', 'WorkflowStreamPayload', payload as never);
 }
