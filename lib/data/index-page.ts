@@ -14,7 +14,7 @@ export async function newestFirstPage(
   options: { limit: number; after?: { gsi1sk: string; pk: string; sk: string } },
 ) {
   const found: Array<Record<string, unknown>> = [];
-  let startKey: Record<string, unknown> | undefined = options.after ? { gsi1pk: partition, ...options.after } : undefined;
+  let startKey: Record<string, unknown> | undefined = options.after ? { ...options.after, gsi1pk: partition } : undefined;
   do {
     const page = await db.send(new QueryCommand({
         TableName: tableName,

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { beforeEach, describe, test } from 'vitest';
+import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { chatsRepo, type Chat } from '../../lib/data/chats.js';
+import { keys } from '../../lib/data/keys.js';
+import { ConflictError } from '../../lib/errors.js';
+
+const { db, mock } = mockedDynamoDb();
+const repo = chatsRepo({ db, tableName: 't' });
+
+const accountId = randomUUID();
+const chat = (overrides: Partial<Chat> = {}): Chat => ({
+  id: randomUUID(),
+  account_id: accountId,
+  title: 'T',
+  workflow_id: null,
+  machine_id: null,
+  created_at: '2026-01-01T00:00:00.000Z',
+  ...overrides,
+});
+
+beforeEach(() => mock.reset());
+
+describe('create', () => {
+  test('puts the chat under its id, never over an existing item', async () => {
+    mock.on(PutCommand).resolves({});
+    const c = chat();
+    assert.deepEqual(await repo.create(c), c);
+    const input = mock.commandCalls(PutCommand)[0]!.args[0].input;
+    assert.deepEqual(input, { TableName: 't', Item: { ...keys.chat(c.id), entity: 'chat', ...c }, ConditionExpression: 'attribute_not_exists(pk)' });
+  });
+
+  test('an existing chat id is a 409 chat_exists', async () => {
+    mock.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'x', $metadata: {} }));
+    await assert.rejects(repo.create(chat()), (e: unknown) => e instanceof ConflictError && e.code === 'chat_exists' && e.status === 409);
+  });
+
+  test('any other failure propagates unchanged', async () => {
+    const error = new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
+    mock.on(PutCommand).rejects(error);
+    await assert.rejects(repo.create(chat()), (e) => e === error);
+  });
+});
+
+describe('get', () => {
+  test('reads consistently under the lower-cased id, with absent optional fields as null', async () => {
+    const id = randomUUID();
+    mock.on(GetCommand).resolves({ Item: { ...keys.chat(id), entity: 'chat', id, account_id: accountId, created_at: 'now' } });
+    assert.deepEqual(await repo.get(accountId, id.toUpperCase()), { id, account_id: accountId, title: null, workflow_id: null, machine_id: null, created_at: 'now' });
+    assert.deepEqual(mock.commandCalls(GetCommand)[0]!.args[0].input, { TableName: 't', Key: keys.chat(id), ConsistentRead: true });
+  });
+
+  test('an unknown, another account’s or a malformed id is no chat; a malformed one reads nothing', async () => {
+    const c = chat();
+    mock.on(GetCommand).resolves({ Item: { ...keys.chat(c.id), ...c } });
+    assert.equal(await repo.get(randomUUID(), c.id), undefined);
+    assert.equal(await repo.get(accountId, 'CHAT#x'), undefined);
+    assert.equal(mock.commandCalls(GetCommand).length, 1);
+    mock.on(GetCommand).resolves({});
+    assert.equal(await repo.get(accountId, c.id), undefined);
+  });
+});

@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, test, vi } from 'vitest';
+import { ConditionalCheckFailedException, ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { keys } from '../../lib/data/keys.js';
+import { EVENT_RETENTION_SECONDS, workflowRequestsRepo, type NodeExecution, type WorkflowRequest } from '../../lib/data/workflow-requests.js';
+
+const { db, mock } = mockedDynamoDb();
+const repo = workflowRequestsRepo({ db, tableName: 't' });
+
+const accountId = randomUUID();
+const requestId = randomUUID();
+const request = { id: requestId, account_id: accountId, created_at: '2026-01-01T00:00:00.000Z', status: 'pending' } as WorkflowRequest;
+const node = (nodeId: string, status = 'pending', extra: Record<string, unknown> = {}) =>
+  ({ id: `x-${nodeId}`, workflow_request_id: requestId, node_id: nodeId, status, ...extra }) as unknown as NodeExecution;
+const nodeItem = (nodeId: string, status = 'pending', extra: Record<string, unknown> = {}) => ({ ...keys.nodeExecution(requestId, nodeId), entity: 'node_execution', ...node(nodeId, status, extra) });
+const conditionFailed = () => new ConditionalCheckFailedException({ message: 'x', $metadata: {} });
+const throttled = () => new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
+const updateInput = (n = 0) => mock.commandCalls(UpdateCommand)[n]!.args[0].input;
+
+beforeEach(() => mock.reset());
+afterEach(() => vi.useRealTimers());
+
+describe('create', () => {
+  test('puts the request with its index entry only if absent, then every node execution', async () => {
+    mock.on(PutCommand).resolves({});
+    mock.on(BatchWriteCommand).resolves({});
+    await repo.create(request, [node('a'), node('b')]);
+    const put = mock.commandCalls(PutCommand)[0]!.args[0].input;
+    assert.deepEqual(put.Item, { ...keys.workflowRequest(requestId), ...keys.workflowRequestIndex(accountId, request.created_at, requestId), entity: 'workflow_request', ...request });
+    assert.equal(put.ConditionExpression, 'attribute_not_exists(pk)');
+    const items = mock.commandCalls(BatchWriteCommand)[0]!.args[0].input.RequestItems!.t!.map((r) => r.PutRequest!.Item);
+    assert.deepEqual(items, [nodeItem('a'), nodeItem('b')]);
+  });
+
+  test('an existing request id fails the put and writes no node over the existing request', async () => {
+    mock.on(PutCommand).rejects(conditionFailed());
+    await assert.rejects(repo.create(request, [node('a')]), ConditionalCheckFailedException);
+    assert.equal(mock.commandCalls(BatchWriteCommand).length, 0);
+  });
+});
+
+describe('reads', () => {
+  test('get and getNode read consistently by key, without keys, entity or the event watermark', async () => {
+    mock.on(GetCommand).resolves({});
+    mock.on(GetCommand, { Key: keys.workflowRequest(requestId) }).resolves({ Item: { ...keys.workflowRequestIndex(accountId, 'c', requestId), ...keys.workflowRequest(requestId), entity: 'workflow_request', event_seq: 4, ...request } });
+    mock.on(GetCommand, { Key: keys.nodeExecution(requestId, 'a') }).resolves({ Item: nodeItem('a') });
+    assert.deepEqual(await repo.get(requestId), request);
+    assert.deepEqual(await repo.getNode(requestId, 'a'), node('a'));
+    assert.ok(mock.commandCalls(GetCommand).every((c) => c.args[0].input.ConsistentRead === true && c.args[0].input.TableName === 't'));
+    assert.equal(await repo.getNode(requestId, 'missing'), undefined);
+  });
+
+  test('listNodes pages through the NODE# range consistently and meters each page when asked', async () => {
+    mock
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [nodeItem('a')], LastEvaluatedKey: keys.nodeExecution(requestId, 'a'), ConsumedCapacity: { CapacityUnits: 2 } })
+      .resolvesOnce({ Items: [nodeItem('b')], ConsumedCapacity: { CapacityUnits: 0.5 } });
+    const units: number[] = [];
+    assert.deepEqual(await repo.listNodes(requestId, (u) => units.push(u)), [node('a'), node('b')]);
+    assert.deepEqual(units, [2, 0.5]);
+    const calls = mock.commandCalls(QueryCommand).map((c) => c.args[0].input);
+    const prefix = keys.nodeExecutionPrefix(requestId);
+    assert.equal(calls[0]!.KeyConditionExpression, 'pk = :pk AND begins_with(sk, :prefix)');
+    assert.deepEqual(calls[0]!.ExpressionAttributeValues, { ':pk': prefix.pk, ':prefix': prefix.skPrefix });
+    assert.deepEqual(calls.map((c) => [c.ConsistentRead, c.ReturnConsumedCapacity, c.ExclusiveStartKey]), [
+      [true, 'TOTAL', undefined],
+      [true, 'TOTAL', keys.nodeExecution(requestId, 'a')],
+    ]);
+  });
+
+  test('outcome: open while any node is open, else failed, stopped or completed', async () => {
+    const cases: Array<[string[], unknown]> = [
+      [['completed', 'in_progress'], { state: 'open' }],
+      [['completed', 'failed', 'stopped'], { state: 'failed', error: { code: 'node_failed', message: 'Node n1 failed.' } }],
+      [['skipped', 'stopped'], { state: 'stopped' }],
+      [['completed', 'skipped'], { state: 'completed' }],
+    ];
+    for (const [statuses, expected] of cases) {
+      mock.reset();
+      mock.on(QueryCommand).resolves({ Items: statuses.map((status, i) => ({ node_id: `n${i}`, status, error: null })) });
+      assert.deepEqual(await repo.outcome(requestId), expected, statuses.join());
+    }
+    const input = mock.commandCalls(QueryCommand)[0]!.args[0].input;
+    assert.deepEqual([input.ProjectionExpression, input.ConsistentRead, input.ExpressionAttributeValues?.[':pk']], ['#status, #error, node_id', true, keys.nodeExecutionPrefix(requestId).pk]);
+  });
+
+  test('outcome reads every page before concluding, and keeps the failed node’s own error', async () => {
+    const error = { code: 'boom', message: 'm' };
+    mock
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [{ node_id: 'a', status: 'completed' }], LastEvaluatedKey: keys.nodeExecution(requestId, 'a') })
+      .resolvesOnce({ Items: [{ node_id: 'b', status: 'failed', error }] });
+    assert.deepEqual(await repo.outcome(requestId), { state: 'failed', error });
+    assert.deepEqual(mock.commandCalls(QueryCommand)[1]!.args[0].input.ExclusiveStartKey, keys.nodeExecution(requestId, 'a'));
+  });
+});
+
+describe('guarded transitions', () => {
+  test('transitionNode sets the fields under a status condition, with lease and attempt when asked', async () => {
+    mock.on(UpdateCommand).resolves({ Attributes: nodeItem('a', 'in_progress') });
+    const claimed = await repo.transitionNode(requestId, 'a', ['pending', 'in_progress'], { status: 'in_progress', lease_expires_at: 50 }, { incrementAttempt: true, leaseExpiredBefore: 10 });
+    assert.deepEqual(claimed, node('a', 'in_progress'));
+    const input = updateInput();
+    assert.deepEqual(input.Key, keys.nodeExecution(requestId, 'a'));
+    assert.equal(input.UpdateExpression, 'SET #status = :status, #lease_expires_at = :lease_expires_at ADD attempt_count :one');
+    assert.equal(input.ConditionExpression, '(#status IN (:from0, :from1)) AND (attribute_not_exists(#lease) OR #lease < :leaseNow)');
+    assert.deepEqual(input.ExpressionAttributeNames, { '#status': 'status', '#lease_expires_at': 'lease_expires_at', '#lease': 'lease_expires_at' });
+    assert.deepEqual(input.ExpressionAttributeValues, { ':status': 'in_progress', ':lease_expires_at': 50, ':from0': 'pending', ':from1': 'in_progress', ':leaseNow': 10, ':one': 1 });
+    assert.equal(input.ReturnValues, 'ALL_NEW');
+  });
+
+  test('settleNode guards on status and attempt: true when it wrote, false when the condition failed', async () => {
+    mock.on(UpdateCommand).resolvesOnce({ Attributes: nodeItem('a', 'completed') }).rejectsOnce(conditionFailed());
+    assert.equal(await repo.settleNode(requestId, 'a', ['in_progress'], { status: 'completed', output_data: 1 }, 3), true);
+    assert.equal(await repo.settleNode(requestId, 'a', ['in_progress'], { status: 'completed', output_data: 1 }, 3), false);
+    const input = updateInput();
+    assert.deepEqual(input.Key, keys.nodeExecution(requestId, 'a'));
+    assert.equal(input.ConditionExpression, '#status IN (:from0) AND #attempt = :attempt');
+    assert.deepEqual([input.ExpressionAttributeNames?.['#attempt'], input.ExpressionAttributeValues?.[':attempt']], ['attempt_count', 3]);
+  });
+
+  test('transitionRequest guards the request item on its status; a failed condition (or cancellation) is undefined', async () => {
+    mock.on(UpdateCommand).resolvesOnce({ Attributes: { ...keys.workflowRequest(requestId), ...request, status: 'in_progress' } });
+    assert.deepEqual(await repo.transitionRequest(requestId, ['pending'], { status: 'in_progress' }), { ...request, status: 'in_progress' });
+    assert.deepEqual(updateInput().Key, keys.workflowRequest(requestId));
+    assert.equal(updateInput().ConditionExpression, '#status IN (:from0)');
+    for (const error of [conditionFailed(), new TransactionCanceledException({ message: 'x', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] })]) {
+      mock.reset();
+      mock.on(UpdateCommand).rejects(error);
+      assert.equal(await repo.transitionRequest(requestId, ['pending'], { status: 'in_progress' }), undefined);
+    }
+  });
+
+  test('any other failure of a guarded update propagates unchanged', async () => {
+    const error = throttled();
+    mock.on(UpdateCommand).rejects(error);
+    await assert.rejects(repo.transitionNode(requestId, 'a', ['pending'], { status: 'in_progress' }), (e) => e === error);
+    await assert.rejects(repo.settleNode(requestId, 'a', ['in_progress'], { status: 'failed' }), (e) => e === error);
+  });
+
+  test('markParentsDone adds the parents (and activators) as string sets to an existing child', async () => {
+    mock.on(UpdateCommand).resolves({ Attributes: nodeItem('c', 'pending', { done_parents: new Set(['a', 'b']) }) });
+    const child = await repo.markParentsDone(requestId, 'c', ['a', 'b'], ['a']);
+    assert.deepEqual(child.done_parents, new Set(['a', 'b']));
+    assert.deepEqual(updateInput().Key, keys.nodeExecution(requestId, 'c'));
+    assert.equal(updateInput().UpdateExpression, 'ADD done_parents :p, activated_by :a');
+    assert.equal(updateInput().ConditionExpression, 'attribute_exists(pk)');
+    assert.deepEqual(updateInput().ExpressionAttributeValues, { ':p': new Set(['a', 'b']), ':a': new Set(['a']) });
+    await repo.markParentsDone(requestId, 'c', ['b'], []);
+    assert.equal(updateInput(1).UpdateExpression, 'ADD done_parents :p');
+    assert.deepEqual(updateInput(1).ExpressionAttributeValues, { ':p': new Set(['b']) });
+    // A missing child is not created by the ADD, nor silently ignored.
+    mock.on(UpdateCommand).rejects(conditionFailed());
+    await assert.rejects(repo.markParentsDone(requestId, 'gone', ['a'], []));
+  });
+});
+
+describe('appendEvents and list', () => {
+  test('event pages expire EVENT_RETENTION_SECONDS after they are written; no events writes nothing', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-03-01T00:00:00.500Z'));
+    assert.deepEqual(await repo.appendEvents(requestId, []), []);
+    assert.equal(mock.commandCalls(UpdateCommand).length + mock.commandCalls(BatchWriteCommand).length, 0);
+    mock.on(UpdateCommand).resolves({ Attributes: { event_seq: 1 } });
+    mock.on(BatchWriteCommand).resolves({});
+    await repo.appendEvent(requestId, { workflow_request: { id: requestId } });
+    assert.equal(updateInput().UpdateExpression, 'ADD event_seq :n');
+    const page = mock.commandCalls(BatchWriteCommand)[0]!.args[0].input.RequestItems!.t![0]!.PutRequest!.Item!;
+    assert.deepEqual([page.pk, page.sk, page.entity], [keys.requestEvent(requestId, 1).pk, keys.requestEvent(requestId, 1).sk, 'request_event_page']);
+    assert.equal(page.ttl, Math.floor(Date.parse('2026-03-01T00:00:00.500Z') / 1000) + EVENT_RETENTION_SECONDS);
+  });
+
+  test('list reads the account’s request history partition with the given filters', async () => {
+    const item = { ...keys.workflowRequest(requestId), ...keys.workflowRequestIndex(accountId, request.created_at, requestId), entity: 'workflow_request', ...request };
+    mock.on(QueryCommand).resolves({ Items: [item, { ...item, id: 'older' }], LastEvaluatedKey: { pk: 'x' } });
+    const after = { gsi1sk: 'z', pk: 'WFREQ#z', sk: 'REQUEST' };
+    const page = await repo.list(accountId, { status: 'failed', chat_id: undefined }, { limit: 1, after });
+    assert.deepEqual(page.requests, [request]);
+    assert.deepEqual(page.next, { gsi1sk: item.gsi1sk, pk: item.pk, sk: item.sk });
+    const input = mock.commandCalls(QueryCommand)[0]!.args[0].input;
+    assert.deepEqual(input.ExpressionAttributeValues, { ':g': keys.workflowRequestIndexPartition(accountId), ':status': 'failed' });
+    assert.deepEqual([input.IndexName, input.FilterExpression, input.ScanIndexForward, input.Limit], ['gsi1', '#status = :status', false, 2]);
+    assert.deepEqual(input.ExclusiveStartKey, { gsi1pk: keys.workflowRequestIndexPartition(accountId), ...after });
+  });
+});
