@@ -7,7 +7,8 @@ import { readEnv } from '../../lib/config/env.js';
 
 /**
  * One gateway per test file, on the run's shared DynamoDB Local and SQS
- * emulator (test/run.ts); a file run on its own starts its own emulators.
+ * emulator (test/integration/global-setup.ts, handed over in
+ * DYNAMODB_ENDPOINT / SQS_ENDPOINT / TABLE_NAME); without them it starts its own.
  */
 export async function startTestStack(options: LocalStackOptions = {}): Promise<LocalStack & { table: TableRef }> {
   const stack = await startLocalStack({

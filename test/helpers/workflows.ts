@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { vi } from 'vitest';
 import { bearer } from './stack.js';
 
 /** JSON over HTTP with a bearer token; the body parsed, headers kept. */
@@ -43,12 +44,13 @@ export interface Tree {
 }
 
 /** The execution tree once the request is completed, failed or stopped. */
-export async function settledTree(api: Api, requestId: string, timeoutMs = 20_000): Promise<Tree> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const tree = (await api('GET', `/v1/workflow-requests/${requestId}/tree`)).body as Tree;
-    if (['completed', 'failed', 'stopped'].includes(tree.workflow_request.status)) return tree;
-    if (Date.now() > deadline) throw new Error(`request still ${tree.workflow_request.status}: ${JSON.stringify(tree)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+export function settledTree(api: Api, requestId: string, timeoutMs = 20_000): Promise<Tree> {
+  return vi.waitFor(
+    async () => {
+      const tree = (await api('GET', `/v1/workflow-requests/${requestId}/tree`)).body as Tree;
+      if (!['completed', 'failed', 'stopped'].includes(tree.workflow_request.status)) throw new Error(`request still ${tree.workflow_request.status}: ${JSON.stringify(tree)}`);
+      return tree;
+    },
+    { timeout: timeoutMs, interval: 100 },
+  );
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
@@ -10,7 +10,7 @@ let user: Awaited<ReturnType<typeof signedUpUser>>;
 let fakeOpenAi: Server;
 const openAiCalls: Array<{ model: string; messages: Array<{ role: string; content: string }> }> = [];
 
-before(async () => {
+beforeAll(async () => {
   stack = await startTestStack();
   user = await signedUpUser(stack);
   // An OpenAI-compatible endpoint on loopback: answers in upper case.
@@ -35,7 +35,7 @@ before(async () => {
   });
   await new Promise<void>((resolve) => fakeOpenAi.listen(0, '127.0.0.1', () => resolve()));
 });
-after(async () => {
+afterAll(async () => {
   fakeOpenAi.close();
   await stack.stop();
 });
@@ -63,12 +63,14 @@ async function agentVersion(model: string, systemPrompt = 'Be brief.') {
 async function runToEnd(body: Record<string, unknown>) {
   const started = await api('POST', '/v1/workflow-requests/run', body);
   assert.equal(started.status, 202, JSON.stringify(started.body));
-  for (let i = 0; i < 200; i++) {
-    const tree = (await api('GET', `/v1/workflow-requests/${started.body.workflow_request_id}/tree`)).body;
-    if (['completed', 'failed', 'stopped'].includes(tree.workflow_request.status)) return tree;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('request did not finish');
+  return vi.waitFor(
+    async () => {
+      const tree = (await api('GET', `/v1/workflow-requests/${started.body.workflow_request_id}/tree`)).body;
+      if (!['completed', 'failed', 'stopped'].includes(tree.workflow_request.status)) throw new Error('request did not finish');
+      return tree;
+    },
+    { timeout: 20_000, interval: 100 },
+  );
 }
 
 describe('agent nodes and context memory', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { tokensRepo } from '../../lib/data/tokens.js';
 import { formatToken, tokenHash } from '../../lib/domain/api-tokens.js';
 import { adminCommands } from '../../lib/admin/commands.js';
@@ -9,10 +9,10 @@ import { ROUTES } from '../../lib/routes.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 
-before(async () => {
+beforeAll(async () => {
   stack = await startTestStack({ routes: [...ROUTES, ...TEST_ROUTES] });
 });
-after(async () => {
+afterAll(async () => {
   await stack.stop();
 });
 

@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
 import { apiFor, createVersion, node, type TestNode } from '../helpers/workflows.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let user: Awaited<ReturnType<typeof signedUpUser>>;
 
-before(async () => {
+beforeAll(async () => {
   stack = await startTestStack();
   user = await signedUpUser(stack);
 });
-after(async () => {
+afterAll(async () => {
   await stack.stop();
 });
 
@@ -19,14 +19,15 @@ const api = apiFor(() => stack.url, () => user.token);
 const respond = (id: string, body: unknown, key = randomUUID()) => api('POST', `/v2/interactions/${id}/respond`, body, { 'Idempotency-Key': key });
 const version = (nodes: TestNode[], edges: Array<{ from: string; to: string; when?: string }>) => createVersion(api, nodes, edges);
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (value === undefined) throw new Error('timed out');
+      return value;
+    },
+    { timeout: timeoutMs, interval: 100 },
+  );
 }
 
 const tree = async (id: string) => (await api('GET', `/v1/workflow-requests/${id}/tree`)).body;

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { QUEUES } from '../../lib/queues.js';
+import { queuesDrained } from '../helpers/queues.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
 import { apiFor, createVersion, node as baseNode, runVersion, settledTree, type TestNode, type Tree } from '../helpers/workflows.js';
 
@@ -20,7 +21,7 @@ let base: string;
 const hits = new Map<string, Array<{ method: string; url: string; body: string; headers: IncomingMessage['headers'] }>>();
 const hanging = new Set<IncomingMessage>();
 
-before(async () => {
+beforeAll(async () => {
   server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -64,7 +65,7 @@ before(async () => {
   stack = await startTestStack({ queues: QUEUES.map((q) => ({ ...q, visibilityTimeoutSeconds: 2, workerTimeoutSeconds: 30, maxReceiveCount: 2 })) });
   user = await signedUpUser(stack);
 });
-after(async () => {
+afterAll(async () => {
   await stack.stop();
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
@@ -133,7 +134,8 @@ describe('http node in a workflow', () => {
     const e = execution(tree, call);
     assert.equal(e.attempt_count, 1);
     assert.equal(e.error?.code, 'http_4xx');
-    await new Promise((r) => setTimeout(r, 300));
+    // No retry on its way: every delivery handled, none delayed.
+    await queuesDrained(stack);
     assert.equal(hits.get(path)!.length, 1);
   });
 
@@ -158,8 +160,7 @@ describe('http node in a workflow', () => {
     assert.equal(e.error?.code, 'timeout');
     assert.equal(tree.workflow_request.error?.code, 'timeout');
     assert.equal(hits.get(path)!.length, 1);
-    for (let i = 0; i < 20 && hanging.size > 0; i++) await new Promise((r) => setTimeout(r, 50));
-    assert.equal(hanging.size, 0, 'the runner closed its connection');
+    await vi.waitFor(() => assert.equal(hanging.size, 0, 'the runner closed its connection'), { timeout: 1_000, interval: 50 });
   });
 
   test('a response too large to store fails the node at once (not by redelivery until dead-lettered)', async () => {

@@ -1,19 +1,20 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ROUTES } from '../../lib/routes.js';
+import { queuesDrained } from '../helpers/queues.js';
 import { startTestStack } from '../helpers/stack.js';
 import { TEST_ROUTES, testQueue } from './fixtures/routes.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let sqs: SQSClient;
 
-before(async () => {
+beforeAll(async () => {
   stack = await startTestStack({ routes: [...ROUTES, ...TEST_ROUTES], queues: [testQueue()] });
   sqs = new SQSClient({ endpoint: stack.sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 });
-after(async () => {
+afterAll(async () => {
   sqs.destroy();
   await stack.stop();
 });
@@ -25,14 +26,15 @@ async function item(id: string, sk: string) {
   return Item;
 }
 
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition not met in time');
+function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (value === undefined) throw new Error('condition not met in time');
+      return value;
+    },
+    { timeout: timeoutMs, interval: 100 },
+  );
 }
 
 describe('SQS poller (the local event source mapping)', () => {
@@ -42,8 +44,8 @@ describe('SQS poller (the local event source mapping)', () => {
     const records = await Promise.all(ids.map((id) => eventually(() => item(id, 'DELIVERIES'))));
     assert.ok(records.every((r) => r.deliveries === 1));
     assert.ok(records.some((r) => (r.batch_sizes as number[])[0]! > 1), 'at least one batch held several messages');
-    // Deleted: nothing comes back after the visibility timeout.
-    await new Promise((r) => setTimeout(r, 2500));
+    // Deleted: the queue holds nothing (visible, in flight or delayed), so nothing comes back after the visibility timeout.
+    await queuesDrained(stack);
     const again = await Promise.all(ids.map((id) => item(id, 'DELIVERIES')));
     assert.ok(again.every((r) => r?.deliveries === 1));
   });

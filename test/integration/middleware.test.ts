@@ -1,19 +1,20 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ROUTES } from '../../lib/routes.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
+import { holdAt } from './fixtures/hold.js';
 import { TEST_ROUTES } from './fixtures/routes.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let user: Awaited<ReturnType<typeof signedUpUser>>;
 
-before(async () => {
+beforeAll(async () => {
   stack = await startTestStack({ routes: [...ROUTES, ...TEST_ROUTES] });
   user = await signedUpUser(stack);
 });
-after(async () => {
+afterAll(async () => {
   await stack.stop();
 });
 
@@ -172,13 +173,20 @@ describe('idempotency of v2 writes', () => {
 
   test('the same key while the first request runs is 409 idempotency_key_in_flight', async () => {
     const key = { 'Idempotency-Key': `inflight-${Date.now()}` };
-    const slow = createThing({ name: 'slow' }, key);
-    await new Promise((r) => setTimeout(r, 400));
-    const response = await createThing({ name: 'slow' }, key);
-    assert.equal(response.status, 409);
-    assert.equal(((await response.json()) as Problem).code, 'idempotency_key_in_flight');
-    assert.equal((await slow).status, 201);
-    assert.equal((await createThing({ name: 'slow' }, key)).headers.get('idempotency-replayed'), 'true');
+    const held = holdAt('create-thing:slow');
+    try {
+      const slow = createThing({ name: 'slow' }, key);
+      // Its handler runs only once the in-progress record is stored: from then on the first request is in flight.
+      await vi.waitFor(() => assert.ok(held.reached(), 'the first request reached its handler'), { timeout: 10_000, interval: 20 });
+      const response = await createThing({ name: 'slow' }, key);
+      assert.equal(response.status, 409);
+      assert.equal(((await response.json()) as Problem).code, 'idempotency_key_in_flight');
+      held.release();
+      assert.equal((await slow).status, 201);
+      assert.equal((await createThing({ name: 'slow' }, key)).headers.get('idempotency-replayed'), 'true');
+    } finally {
+      held.release();
+    }
   });
 
   test('keys are scoped to the account: another account with the same key gets its own result', async () => {

@@ -4,7 +4,7 @@ import { mkdtempSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { describe, test, vi } from 'vitest';
 import { freePort } from '../../lib/local/emulators.js';
 import { REPO_ROOT } from '../../lib/local/handlers.js';
 
@@ -26,11 +26,7 @@ function start(
 }
 
 async function waitFor(predicate: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await vi.waitFor(() => assert.ok(predicate(), 'timed out'), { timeout: timeoutMs, interval: 100 });
 }
 
 describe('npm start', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { Writable } from 'node:stream';
 import { main } from '../../lib/admin/cli.js';
 import { REPO_ROOT } from '../../lib/local/handlers.js';
@@ -9,10 +9,10 @@ import { startTestStack } from '../helpers/stack.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 
-before(async () => {
+beforeAll(async () => {
   stack = await startTestStack();
 });
-after(async () => {
+afterAll(async () => {
   await stack.stop();
 });
 

@@ -1,11 +1,12 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 import { keys } from '../../lib/data/keys.js';
 import { QUEUES } from '../../lib/queues.js';
+import { queuesDrained } from '../helpers/queues.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
 import { apiFor, createVersion, node, runVersion, settledTree, transform, type TestNode, type Tree } from '../helpers/workflows.js';
 
@@ -13,13 +14,13 @@ let stack: Awaited<ReturnType<typeof startTestStack>>;
 let user: Awaited<ReturnType<typeof signedUpUser>>;
 let sqs: SQSClient;
 
-before(async () => {
+beforeAll(async () => {
   // Short visibility and few receives so redelivery and dead-lettering happen within a test.
   stack = await startTestStack({ queues: QUEUES.map((q) => ({ ...q, visibilityTimeoutSeconds: 2, workerTimeoutSeconds: 2, maxReceiveCount: 2 })) });
   user = await signedUpUser(stack);
   sqs = new SQSClient({ endpoint: stack.sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 });
-after(async () => {
+afterAll(async () => {
   sqs.destroy();
   await stack.stop();
 });
@@ -137,7 +138,8 @@ describe('workflow execution on SQS workers', () => {
     assert.equal(stop.body.status, 'stopped');
     const again = await api('POST', `/v1/workflow-requests/${id}/stop`);
     assert.deepEqual(again.body, stop.body);
-    await new Promise((r) => setTimeout(r, 1000));
+    // Nodes already handed to a worker finish their delivery: wait until every delivery is handled.
+    await queuesDrained(stack);
     const tree = await settled(id);
     assert.equal(tree.workflow_request.status, 'stopped');
     assert.ok(tree.node_executions.some((n) => n.status === 'stopped'));
@@ -152,14 +154,14 @@ describe('workflow execution on SQS workers', () => {
     const first = await settled(id);
     const events = async () =>
       (await stack.table.db.send(new QueryCommand({ TableName: stack.tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)', ExpressionAttributeValues: { ':pk': keys.requestEvent(id, 0).pk, ':e': 'EVENT#' } }))).Items?.length;
-    // The terminal event is appended just after the request turns completed.
-    for (let i = 0; i < 50 && (await events()) !== (await events()); i++) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 300));
+    // The terminal event is appended just after the request turns completed, by the delivery that completed it.
+    await queuesDrained(stack);
     const before = await events();
     for (const n of [a, b, a]) {
       await sqs.send(new SendMessageCommand({ QueueUrl: stack.queues[0]!.url, MessageBody: JSON.stringify({ request_id: id, node_id: n.id }) }));
     }
-    await new Promise((r) => setTimeout(r, 1500));
+    // Every duplicate delivered and handled (and none retried or dead-lettered).
+    await queuesDrained(stack);
     const second = await settled(id);
     assert.deepEqual(second.node_executions, first.node_executions);
     assert.equal(await events(), before);
@@ -253,12 +255,16 @@ describe('workflow request endpoints', () => {
     const ids = [await run(v), await run(v), await run(v)];
     for (const id of ids) await settled(id);
     // The history index is eventually consistent; wait until it shows all three.
-    let page: { workflow_requests: Array<{ id: string }>; next_cursor: string | null; has_more: boolean } = { workflow_requests: [], next_cursor: null, has_more: false };
-    for (let i = 0; i < 50; i++) {
-      page = (await api('GET', `/v1/workflow-requests?limit=2&status=completed&workflow_id=${(await api('GET', `/v1/workflow-requests/${ids[0]}`)).body.workflow_id}`)).body;
-      if (page.has_more) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const page = await vi.waitFor(
+      async () => {
+        const listed: { workflow_requests: Array<{ id: string }>; next_cursor: string | null; has_more: boolean } = (
+          await api('GET', `/v1/workflow-requests?limit=2&status=completed&workflow_id=${(await api('GET', `/v1/workflow-requests/${ids[0]}`)).body.workflow_id}`)
+        ).body;
+        assert.ok(listed.has_more, `the history index shows all three: ${JSON.stringify(listed)}`);
+        return listed;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     assert.deepEqual(page.workflow_requests.map((r) => r.id), [ids[2], ids[1]]);
     const workflowId = (await api('GET', `/v1/workflow-requests/${ids[0]}`)).body.workflow_id;
     const next = await api('GET', `/v1/workflow-requests?limit=2&status=completed&workflow_id=${workflowId}&cursor=${encodeURIComponent(page.next_cursor!)}`);

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { workflowsRepo } from '../../lib/data/workflows.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 
-before(async () => {
+beforeAll(async () => {
   stack = await startTestStack();
 });
-after(async () => {
+afterAll(async () => {
   await stack.stop();
 });
 
@@ -436,7 +436,7 @@ describe('workflow versions', () => {
     ];
     let token: string;
     let workflowId: string;
-    before(async () => {
+    beforeAll(async () => {
       const user = await signedUpUser(stack);
       token = user.token;
       workflowId = (await newWorkflow(token)).id;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import type { Account } from '../../lib/data/accounts.js';
 import type { StoredToken, TokensRepo } from '../../lib/data/tokens.js';
 import {

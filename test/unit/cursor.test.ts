@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { decodeCursor, encodeCursor } from '../../lib/http/cursor.js';
 import { CursorFilterMismatchError, CursorInvalidError } from '../../lib/errors.js';
 

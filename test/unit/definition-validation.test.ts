@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import type { WorkflowVersion, WorkflowsRepo } from '../../lib/data/workflows.js';
 import { checkDefinition } from '../../lib/domain/definition-validation.js';
 import { createVersion } from '../../lib/domain/workflow-versions.js';

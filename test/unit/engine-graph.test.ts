@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { graphOf, initialStates, topologicalOrder } from '../../lib/engine/graph.js';
 import { retryDelayMs, shouldRetry } from '../../lib/engine/retry.js';
 import { NodeFailure } from '../../lib/engine/node-failure.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { interactionIdFor } from '../../lib/engine/approval.js';
 import { childPayload, childRequestIdFor } from '../../lib/engine/child-workflow.js';
 import { isUuid } from '../../lib/domain/uuid.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { readEnv } from '../../lib/config/env.js';
 
 test('emulator endpoints: our variables first, then the AWS SDK’s service-specific and global ones (LocalStack sets AWS_ENDPOINT_URL)', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'vitest';
 import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 import { keys } from '../../lib/data/keys.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import * as z from 'zod';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { ApiContext } from '../../lib/http/types.js';

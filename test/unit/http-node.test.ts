@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { gzipSync } from 'node:zlib';
-import { after, before, describe, mock, test } from 'node:test';
+import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { checkDefinition } from '../../lib/domain/definition-validation.js';
 import { blockedReason, httpNode, httpNodeSettings } from '../../lib/engine/nodes/http.js';
 import { NodeFailure } from '../../lib/engine/node-types.js';
@@ -81,7 +81,7 @@ function route(req: IncomingMessage, res: ServerResponse, body: string) {
   }
 }
 
-before(async () => {
+beforeAll(async () => {
   server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
@@ -92,7 +92,7 @@ before(async () => {
   port = (server.address() as AddressInfo).port;
   base = `http://127.0.0.1:${port}`;
 });
-after(async () => {
+afterAll(async () => {
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
 });
@@ -320,15 +320,15 @@ describe('http node against a local server', () => {
   });
 
   test('the connection uses the checked addresses: no second DNS resolution (no rebinding window)', async () => {
-    const spy = mock.method(dns, 'lookup'); // what a socket uses when no lookup is given
+    const spy = vi.spyOn(dns, 'lookup'); // what a socket uses when no lookup is given
     try {
       await withEnv({ HTTP_NODE_ALLOW_INSECURE: 'true', HTTP_NODE_ALLOWED_HOSTS: 'localhost' }, async () => {
         const output = await call({ url: `http://localhost:${port}/echo` });
         assert.equal((output.body as { headers: Record<string, string> }).headers.host, `localhost:${port}`);
       });
-      assert.equal(spy.mock.callCount(), 0);
+      assert.equal(spy.mock.calls.length, 0);
     } finally {
-      spy.mock.restore();
+      spy.mockRestore();
     }
   });
 
@@ -410,8 +410,7 @@ describe('http node against a local server', () => {
       const started = Date.now();
       await fails(call({ url: `${base}/endless` }), 'response_too_large', false);
       assert.ok(Date.now() - started < 2000);
-      for (let i = 0; i < 50 && !streamClosed; i++) await new Promise((r) => setTimeout(r, 10));
-      assert.equal(streamClosed, true, 'the connection was closed');
+      await vi.waitFor(() => assert.equal(streamClosed, true, 'the connection was closed'), { timeout: 500, interval: 10 });
     });
   });
 
@@ -421,7 +420,7 @@ describe('http node against a local server', () => {
       await fails(call({ url: `${base}/hang`, timeout_ms: 100 }), 'timeout', true);
       assert.ok(Date.now() - started < 1000);
       const abort = new AbortController();
-      setTimeout(() => abort.abort(), 100);
+      setTimeout(() => abort.abort(), 100); // the executor's deadline passing mid-call: time is what is tested
       const failure = await fails(call({ url: `${base}/hang` }, {}, abort.signal), 'timeout', true);
       assert.match(failure.message, /node's timeout/);
       const already = new AbortController();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import * as z from 'zod';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { jsonPointer, parseBody, parseQuery } from '../../lib/http/parse.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { AGENT_RUNTIME } from '../../lib/engine/agent-runtime.js';
 import { NODE_RUNTIME } from '../../lib/engine/node-types.js';
 import { AGENT_TASKS_QUEUE, NODE_TASKS_QUEUE, QUEUES, queueFor } from '../../lib/queues.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { handler as serveOpenApi } from '../../functions/openapi.js';
 import type { ApiContext } from '../../lib/http/types.js';

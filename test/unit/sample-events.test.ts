@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { REPO_ROOT } from '../../lib/local/handlers.js';
 import { handler as notFound } from '../../functions/not-found.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import type { AccountsRepo, AccountWithSecret } from '../../lib/data/accounts.js';
 import type { SessionsRepo } from '../../lib/data/sessions.js';
 import { hashPassword, sha256Hex, verifyPassword } from '../../lib/domain/crypto.js';
