@@ -1,9 +1,9 @@
 import type { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import type { Completion, CompletionRequest, ModelProvider } from './types.js';
 
-// Loaded on the first Bedrock call, not at init: the SDK client is about
-// 90 ms of module loading, and agent workers that only call OpenAI-compatible
-// or local models never need it (docs/benchmarks.md, section 2).
+// Loaded on the first Bedrock call, not at init: agent workers that only
+// call OpenAI-compatible or local models never need its commands and event
+// stream codecs (docs/benchmarks.md).
 const bedrockSdk = () => import('@aws-sdk/client-bedrock-runtime');
 
 let client: BedrockRuntimeClient | undefined;
