@@ -1,4 +1,3 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 /**
  * The engine section of `npm run bench`: cost per million node executions
  * at AWS list prices, node-to-child latency against a bare SQS hop, and the
@@ -15,7 +14,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal, startSqsEmulator } from '../lib/local/emulators.js';
 import { startLocalStack, type LocalStack } from '../lib/local/stack.js';
 import { startCountingProxy, startSqsCountingProxy, type DynamoCall, type DynamoCountingProxy, type SqsCall, type SqsCountingProxy } from './counting-proxy.js';
@@ -306,6 +305,7 @@ interface Bench {
   /** The same table through the counting proxy (for the calibration calls). */
   proxied: { db: DynamoDBDocumentClient; tableName: string };
   repo: import('../lib/data/workflow-requests.js').WorkflowRequestsRepo;
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are JSON the bench reads field by field
   api: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
   workerQueueUrl: string;
   deadLetterQueueUrl: string;
@@ -368,6 +368,7 @@ async function setUp(log: (line: string) => void): Promise<Bench> {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await response.text();
+      // biome-ignore lint/suspicious/noExplicitAny: as the api above declares
       return { status: response.status, body: text ? (JSON.parse(text) as any) : undefined };
     };
     const queue = stack.queues[0];
@@ -803,6 +804,7 @@ async function sqsBaseline(b: Bench, samples: number): Promise<number[]> {
 // SSE
 
 interface Listener {
+  // biome-ignore lint/suspicious/noExplicitAny: stream payloads, read field by field
   frames: Array<{ id?: string; json?: Record<string, any>; at: number }>;
   status: number;
   closed: boolean;
@@ -830,8 +832,7 @@ async function openListener(url: string, token: string): Promise<Listener> {
       if (done) break;
       const at = Date.now();
       buffer += decoder.decode(value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         let id: string | undefined;
@@ -841,6 +842,7 @@ async function openListener(url: string, token: string): Promise<Listener> {
           else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
         }
         const text = data.join('\n');
+        // biome-ignore lint/suspicious/noExplicitAny: as the frames' type declares
         if (text && text !== 'keepalive') listener.frames.push({ ...(id !== undefined ? { id } : {}), json: JSON.parse(text) as Record<string, any>, at });
       }
     }

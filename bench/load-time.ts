@@ -136,9 +136,10 @@ export function resourceKind(name: string): 'network' | 'timer' | 'file' | 'stdi
 }
 
 /**
- * What loading a bundle pulls in from node_modules as CommonJS (the AWS SDK
- * packages ship `dist-cjs` as their `main`): file count and bytes on disk.
- * One extra, untimed process; not part of the samples.
+ * What loading a bundle pulls in from node_modules as CommonJS (a package
+ * left external, such as the AWS SDK, whose packages ship `dist-cjs` as
+ * their `main`): file count and bytes on disk. None for a self-contained
+ * bundle. One extra, untimed process; not part of the samples.
  */
 export function nodeModulesFootprint(file: string, workDir: string): { files: number; bytes: number } {
   const probe = join(workDir, 'footprint.mjs');

@@ -69,5 +69,5 @@ export async function main(argv: string[], out: Pick<NodeJS.WritableStream, 'wri
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  main(process.argv.slice(2)).then((code) => process.exit(code));
+  process.exit(await main(process.argv.slice(2)));
 }

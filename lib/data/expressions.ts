@@ -11,7 +11,7 @@ export function guardedSet(set: Record<string, unknown>, from: readonly string[]
     values[`:${field}`] = value;
     assignments.push(`#${field} = :${field}`);
   }
-  from.forEach((status, i) => (values[`:from${i}`] = status));
+  for (const [i, status] of from.entries()) values[`:from${i}`] = status;
   return { names, values, update: `SET ${assignments.join(', ')}`, condition: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})` };
 }
 

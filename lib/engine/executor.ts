@@ -3,7 +3,6 @@ import {
   isTerminalRequest,
   type FailureInfo,
   type NodeExecution,
-  type NodeStatus,
   type WorkflowRequest,
   type WorkflowRequestsRepo,
 } from '../data/workflow-requests.js';

@@ -10,6 +10,7 @@ import type { IdempotentCall } from './idempotency-key.js';
 import type { HttpResult } from './types.js';
 
 let defaultStore: SingleTableIdempotencyStore | undefined;
+const defaultIdempotencyStore = (): SingleTableIdempotencyStore => (defaultStore ??= new SingleTableIdempotencyStore());
 
 /**
  * Runs `execute` at most once per (account, route, key) for 24 hours. A
@@ -20,7 +21,7 @@ export async function runIdempotent(
   call: IdempotentCall,
   context: Context,
   execute: () => Promise<HttpResult>,
-  store: BasePersistenceLayer = (defaultStore ??= new SingleTableIdempotencyStore()),
+  store: BasePersistenceLayer = defaultIdempotencyStore(),
 ): Promise<HttpResult> {
   const config = new IdempotencyConfig({
     eventKeyJmesPath: 'scope',

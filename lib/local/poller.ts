@@ -77,7 +77,7 @@ export function startPoller(options: PollerOptions): { stop(): Promise<void> } {
         );
         messages = received.Messages ?? [];
         if (messages.length === 0) continue;
-        const handler = (await loadHandler(entry)) as (event: SQSEvent, context: unknown) => Promise<SQSBatchResponse | void>;
+        const handler = (await loadHandler(entry)) as (event: SQSEvent, context: unknown) => Promise<SQSBatchResponse | undefined>;
         const event: SQSEvent = { Records: messages.map((m) => toRecord(m, queueArn, region)) };
         let failed = new Set<string>();
         try {

@@ -54,6 +54,7 @@ const tpl = (): Template => {
   return template;
 };
 
+// biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are whatever each resource type defines
 type Resources = Record<string, { Type: string; Properties?: Record<string, any>; DependsOn?: string | string[]; DeletionPolicy?: string }>;
 const resources = (): Resources => tpl().toJSON().Resources as Resources;
 const logicalId = (element: CfnElement | undefined): string => {
@@ -99,13 +100,13 @@ test('no circular dependencies between resources', () => {
   const all = resources();
   const edges = new Map<string, Set<string>>();
   const walk = (value: unknown, into: Set<string>): void => {
-    if (Array.isArray(value)) value.forEach((v) => walk(v, into));
+    if (Array.isArray(value)) for (const v of value) walk(v, into);
     else if (value && typeof value === 'object') {
       const object = value as Record<string, unknown>;
       if (typeof object.Ref === 'string' && object.Ref in all) into.add(object.Ref);
       const getAtt = object['Fn::GetAtt'];
       if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') into.add(getAtt[0]);
-      Object.values(object).forEach((v) => walk(v, into));
+      for (const v of Object.values(object)) walk(v, into);
     }
   };
   for (const [id, resource] of Object.entries(all)) {
@@ -314,6 +315,7 @@ test('response-streaming function URL, served through CloudFront with the API', 
   const patterns = STREAM_ROUTES.map((r) => cloudFrontPathPattern(r.path));
   assert.deepEqual(patterns, ['/v1/workflow-requests/*/listen', '/v2/runs/*/events']);
   for (const pattern of patterns) {
+    // biome-ignore lint/suspicious/noExplicitAny: a CloudFront behavior as synthesized, read field by field
     const behavior = (config.CacheBehaviors as Array<Record<string, any>>).find((b) => b.PathPattern === pattern);
     assert.ok(behavior, `behavior for ${pattern}`);
     assert.equal(behavior.TargetOriginId, streamOrigin.Id);

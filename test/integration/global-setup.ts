@@ -25,10 +25,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const stop = async () => {
     for (const service of services.reverse()) await service.stop().catch(() => undefined);
   };
+  const started = (service: RunningService) => {
+    services.push(service);
+    return service.endpoint;
+  };
   try {
     const [dynamodbEndpoint, sqsEndpoint] = await Promise.all([
-      process.env.DYNAMODB_ENDPOINT || startDynamoDbLocal().then((s) => (services.push(s), s.endpoint)),
-      process.env.SQS_ENDPOINT || startSqsEmulator().then((s) => (services.push(s), s.endpoint)),
+      process.env.DYNAMODB_ENDPOINT || startDynamoDbLocal().then(started),
+      process.env.SQS_ENDPOINT || startSqsEmulator().then(started),
     ]);
     project.provide('dynamodbEndpoint', dynamodbEndpoint);
     project.provide('sqsEndpoint', sqsEndpoint);

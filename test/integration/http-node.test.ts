@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { QUEUES } from '../../lib/queues.js';
 import { queuesDrained } from '../helpers/queues.js';
-import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
+import { signedUpUser, startTestStack } from '../helpers/stack.js';
 import { apiFor, createVersion, node as baseNode, runVersion, settledTree, type TestNode, type Tree } from '../helpers/workflows.js';
 
 // The handlers run in this process and the http node reads its settings on every call:

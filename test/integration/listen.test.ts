@@ -50,7 +50,9 @@ async function heldRun(v: { id: string; entry_node_ids: string[] }) {
       requests: workflowRequestsRepo(stack.table),
       versions: workflowsRepo(stack.table),
       chats: chatsRepo(stack.table),
-      enqueue: async (tasks) => void (held = tasks),
+      enqueue: async (tasks) => {
+        held = tasks;
+      },
     },
     user.accountId,
     { workflow_version_id: v.id, entry_node_ids: v.entry_node_ids },
@@ -100,6 +102,7 @@ async function writeEvent(requestId: string, seq: number, data: Record<string, u
 interface Frame {
   id?: string;
   data: string;
+  // biome-ignore lint/suspicious/noExplicitAny: a frame's JSON, read field by field
   json?: Record<string, any>;
   at: number;
 }
@@ -112,7 +115,9 @@ async function rawListen(requestId: string, headers: Record<string, string> = {}
   let closed = false;
   let failed: unknown;
   const waiters = new Set<() => void>();
-  const notify = () => waiters.forEach((w) => w());
+  const notify = () => {
+    for (const w of waiters) w();
+  };
   const pump = (async () => {
     if (!response.body) return;
     const reader = response.body.getReader();
@@ -122,8 +127,7 @@ async function rawListen(requestId: string, headers: Record<string, string> = {}
       const { value, done } = await reader.read();
       if (done) break;
       buffer += decoder.decode(value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         const frame: Frame = { data: '', at: Date.now() };
@@ -183,6 +187,7 @@ async function rawListen(requestId: string, headers: Record<string, string> = {}
 }
 
 /** The state a client builds from the stream: the latest status and output per node, and the request. */
+// biome-ignore lint/suspicious/noExplicitAny: stream payloads, read field by field
 function fold(payloads: Array<Record<string, any>>) {
   const nodes = new Map<string, { status: string; output_data: unknown }>();
   let request: { status: string } | undefined;
@@ -193,6 +198,7 @@ function fold(payloads: Array<Record<string, any>>) {
   return { nodes, request };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a stream payload, read field by field
 const isTerminal = (p: Record<string, any> | undefined) => TERMINAL.includes(p?.workflow_request?.status);
 
 /** Opens an EventSource with a bearer token (through its custom fetch), recording every message. */

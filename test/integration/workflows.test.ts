@@ -13,6 +13,7 @@ afterAll(async () => {
   await stack.stop();
 });
 
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are JSON the tests read field by field
 type Json = Record<string, any>;
 interface Problem {
   status: number;

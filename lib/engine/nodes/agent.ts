@@ -1,5 +1,6 @@
 import { memoryRepo, type MemoryRepo } from '../../data/memory.js';
 import { resolveModel } from '../../models/registry.js';
+import type { Completion } from '../../models/types.js';
 import { NodeFailure } from '../node-failure.js';
 import type { NodeRunContext } from '../node-runner.js';
 
@@ -34,7 +35,7 @@ export async function agentNode({ node, input, signal, request, execution }: Nod
   const contextMemoryId = request.chat_id ?? request.id;
   const user = userMessageOf(input);
   const history = await memory.recent(request.account_id, contextMemoryId, node.id);
-  let completion;
+  let completion: Completion;
   try {
     completion = await resolved.provider.complete({
       model: resolved.model,
