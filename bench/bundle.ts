@@ -1,8 +1,8 @@
-import { build, version as esbuildVersion } from 'esbuild';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { build, version as esbuildVersion } from 'esbuild';
 
 export { esbuildVersion };
 
@@ -91,7 +91,9 @@ export async function bundle(target: BundleTarget, outDir: string, repoRoot: str
     perPackage.set(name, (perPackage.get(name) ?? 0) + info.bytesInOutput);
   }
   const externalOf = (dynamic: boolean) =>
-    [...new Set((output?.imports ?? []).filter((i) => i.external && !isBuiltin(i.path) && (i.kind === 'dynamic-import') === dynamic).map((i) => i.path))].sort();
+    [
+      ...new Set((output?.imports ?? []).filter((i) => i.external && !isBuiltin(i.path) && (i.kind === 'dynamic-import') === dynamic).map((i) => i.path)),
+    ].sort();
 
   // What the entry reaches through static imports is evaluated at init; what only an `import()` reaches, on first use.
   const inputs = result.metafile.inputs;
@@ -179,14 +181,16 @@ export const FIRST_USE: Array<{ name: string; trigger: string; who: string; base
     trigger: 'the first `http` node',
     who: 'worker:node-tasks',
     base: 'hello-world',
-    source: (root) => `import { httpNode } from ${JSON.stringify(join(root, 'lib/engine/nodes/http.ts'))};\nexport const handler = async () => typeof httpNode;\n`,
+    source: (root) =>
+      `import { httpNode } from ${JSON.stringify(join(root, 'lib/engine/nodes/http.ts'))};\nexport const handler = async () => typeof httpNode;\n`,
   },
   {
     name: 'first-use:logger',
     trigger: 'the first log line (an unhandled error; a closed stream)',
     who: 'every HTTP function',
     base: 'hello-world',
-    source: () => "import { Logger } from '@aws-lambda-powertools/logger';\nconst l = new Logger({ serviceName: 'bench' });\nexport const handler = async () => typeof l;\n",
+    source: () =>
+      "import { Logger } from '@aws-lambda-powertools/logger';\nconst l = new Logger({ serviceName: 'bench' });\nexport const handler = async () => typeof l;\n",
   },
   {
     name: 'first-use:openai',
@@ -194,7 +198,8 @@ export const FIRST_USE: Array<{ name: string; trigger: string; who: string; base
     who: 'worker:agent-tasks',
     base: 'hello-world',
     // As lib/models/openai.ts builds it.
-    source: () => "import OpenAI from 'openai';\nconst c = new OpenAI({ apiKey: 'bench', maxRetries: 0 });\nexport const handler = async () => typeof c.chat;\n",
+    source: () =>
+      "import OpenAI from 'openai';\nconst c = new OpenAI({ apiKey: 'bench', maxRetries: 0 });\nexport const handler = async () => typeof c.chat;\n",
   },
   {
     // The agent worker has the SDK's core loaded with its DynamoDB and SQS clients: what Bedrock adds is measured over sdk-floor.

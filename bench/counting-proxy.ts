@@ -1,6 +1,6 @@
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { itemSize, readUnits, writeUnits, type WireItem } from './item-size.js';
+import { itemSize, readUnits, type WireItem, writeUnits } from './item-size.js';
 
 /**
  * HTTP proxies in front of the local emulators that count what the service
@@ -94,8 +94,16 @@ export interface DynamoCountingProxy extends CountingProxy {
 }
 
 const CAPACITY_OPS = new Set([
-  'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan',
-  'BatchGetItem', 'BatchWriteItem', 'TransactWriteItems', 'TransactGetItems',
+  'GetItem',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'Query',
+  'Scan',
+  'BatchGetItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+  'TransactGetItems',
 ]);
 const READ_OPS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
 const WRITE_OPS = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
@@ -115,11 +123,7 @@ interface Exchange {
 function forwardingServer(
   upstream: string,
   agent: Agent,
-  handle: (
-    req: IncomingMessage,
-    body: Buffer,
-    forward: (body: Buffer) => Promise<Exchange>,
-  ) => Promise<Exchange>,
+  handle: (req: IncomingMessage, body: Buffer, forward: (body: Buffer) => Promise<Exchange>) => Promise<Exchange>,
 ) {
   const target = new URL(upstream);
   return createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -185,7 +189,7 @@ const closer = (server: ReturnType<typeof createServer>, agent: Agent) => () =>
 
 const targetOf = (req: IncomingMessage, prefix: RegExp): string => {
   const raw = req.headers['x-amz-target'];
-  return (Array.isArray(raw) ? raw.join(',') : raw ?? '(none)').replace(prefix, '');
+  return (Array.isArray(raw) ? raw.join(',') : (raw ?? '(none)')).replace(prefix, '');
 };
 
 const parseJson = (body: Buffer): Record<string, unknown> | undefined => {
@@ -292,7 +296,18 @@ export async function startCountingProxy(upstream: string, options: DynamoProxyO
       const request = parseJson(body);
       if (!consumedCapacity || !request || !CAPACITY_OPS.has(op)) {
         const exchange = await forward(body);
-        calls.push({ op, startedAt, endedAt: Date.now(), status: exchange.status, request, kind: 'other', consistentRead: false, awsUnits: 0, awsIndexUnits: 0, basis: 'none' });
+        calls.push({
+          op,
+          startedAt,
+          endedAt: Date.now(),
+          status: exchange.status,
+          request,
+          kind: 'other',
+          consistentRead: false,
+          awsUnits: 0,
+          awsIndexUnits: 0,
+          basis: 'none',
+        });
         return exchange;
       }
       const sized = sizing;
@@ -328,7 +343,9 @@ export async function startCountingProxy(upstream: string, options: DynamoProxyO
           call.transactional = true;
           call.itemsWritten = transaction.length;
           if (sized) {
-            const after = await Promise.all(transaction.map((t) => (t.action === 'Delete' || t.action === 'ConditionCheck' ? undefined : sideGet(t.tableName, t.key))));
+            const after = await Promise.all(
+              transaction.map((t) => (t.action === 'Delete' || t.action === 'ConditionCheck' ? undefined : sideGet(t.tableName, t.key))),
+            );
             let units = 0;
             let indexUnits = 0;
             let indexItems = 0;
@@ -374,8 +391,14 @@ export async function startCountingProxy(upstream: string, options: DynamoProxyO
           call.sizedUnits = readUnits(itemSize(answer?.Item as WireItem | undefined), consistentRead);
         } else if (op === 'Query' && !request.FilterExpression) {
           const items = (answer?.Items as WireItem[] | undefined) ?? [];
-          call.sizedUnits = readUnits(items.reduce((sum, item) => sum + itemSize(item), 0), consistentRead);
-        } else if (op === 'BatchGetItem' && !Object.values((request.RequestItems as Record<string, { ProjectionExpression?: string }>) ?? {}).some((r) => r.ProjectionExpression)) {
+          call.sizedUnits = readUnits(
+            items.reduce((sum, item) => sum + itemSize(item), 0),
+            consistentRead,
+          );
+        } else if (
+          op === 'BatchGetItem' &&
+          !Object.values((request.RequestItems as Record<string, { ProjectionExpression?: string }>) ?? {}).some((r) => r.ProjectionExpression)
+        ) {
           const found = Object.values((answer?.Responses as Record<string, WireItem[]>) ?? {}).flat();
           call.sizedUnits = found.reduce((sum, item) => sum + readUnits(itemSize(item), consistentRead), 0);
         }
@@ -466,7 +489,8 @@ export interface SqsCountingProxy extends CountingProxy {
 
 const attributesSize = (attributes: unknown): number =>
   Object.entries((attributes as Record<string, Record<string, string>>) ?? {}).reduce(
-    (sum, [name, value]) => sum + Buffer.byteLength(name) + Buffer.byteLength(value.DataType ?? '') + Buffer.byteLength(value.StringValue ?? value.BinaryValue ?? ''),
+    (sum, [name, value]) =>
+      sum + Buffer.byteLength(name) + Buffer.byteLength(value.DataType ?? '') + Buffer.byteLength(value.StringValue ?? value.BinaryValue ?? ''),
     0,
   );
 

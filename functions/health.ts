@@ -7,7 +7,8 @@ import { json } from '../lib/http/responses.js';
 /** 200 `{"status":"ok"}` only when the table answers and is active. */
 export const makeHandler = (deps: TableRef = defaultTable()) =>
   httpHandler({ auth: 'none' }, async () => {
-    const status = await deps.db.send(new DescribeTableCommand({ TableName: deps.tableName }))
+    const status = await deps.db
+      .send(new DescribeTableCommand({ TableName: deps.tableName }))
       .then((r) => r.Table?.TableStatus)
       .catch(() => undefined);
     if (status !== 'ACTIVE') throw new ApiError(503, 'unavailable', 'The table is not reachable yet.', { headers: { 'Retry-After': '1' } });

@@ -23,8 +23,7 @@ new WorkflowServiceStack(app, context('stackName') ?? 'WorkflowService', {
   description: 'Workflow service: HTTP API, workers, streaming function and CloudFront in front',
   baseUrl: context('baseUrl'),
   queuePrefix: context('queuePrefix'),
-  localEndpoints:
-    context('dynamodbEndpoint') || context('sqsEndpoint') ? { dynamodb: context('dynamodbEndpoint'), sqs: context('sqsEndpoint') } : undefined,
+  localEndpoints: context('dynamodbEndpoint') || context('sqsEndpoint') ? { dynamodb: context('dynamodbEndpoint'), sqs: context('sqsEndpoint') } : undefined,
   workerEnvironment: Object.fromEntries(
     (
       [

@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
+import { Aws, type CfnElement, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -15,7 +15,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE_DEFINITION } from '../lib/data/table-definition.js';
-import { dlqName, QUEUES, queueUrlVariable, type QueueDefinition } from '../lib/queues.js';
+import { dlqName, QUEUES, type QueueDefinition, queueUrlVariable } from '../lib/queues.js';
 import { ROUTES, type RouteDefinition, type TableAccess } from '../lib/routes.js';
 import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from './bundling.js';
 
@@ -66,7 +66,6 @@ export const queueUrlEnvName = queueUrlVariable;
 
 /** `/v2/runs/{id}/events` → `/v2/runs/* /events` (a CloudFront path pattern). */
 export const cloudFrontPathPattern = (path: string): string => path.replace(/\{[^}]+\}/g, '*');
-
 
 interface FunctionSpec {
   entry: string;
@@ -304,7 +303,8 @@ export class WorkflowServiceStack extends Stack {
             resources: [`arn:${Aws.PARTITION}:bedrock:*::foundation-model/*`, `arn:${Aws.PARTITION}:bedrock:*:${Aws.ACCOUNT_ID}:inference-profile/*`],
           }),
         );
-        const reason = 'Agent nodes name their Bedrock model at run time (bedrock/<model id>), so the worker may invoke any foundation model or inference profile; nothing else.';
+        const reason =
+          'Agent nodes name their Bedrock model at run time (bedrock/<model id>), so the worker may invoke any foundation model or inference profile; nothing else.';
         for (const resource of ['arn:<AWS::Partition>:bedrock:*::foundation-model/*', 'arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:inference-profile/*']) {
           Validations.of(worker.role!).acknowledge({ id: `AwsSolutions-IAM5[Resource::${resource}]`, reason });
         }
@@ -402,7 +402,8 @@ export class WorkflowServiceStack extends Stack {
     if (table !== 'none') {
       Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.resolve((this.table.node.defaultChild as CfnElement).logicalId)}.Arn>/index/*]`,
-        reason: 'The DynamoDB grant includes the table’s indexes (`<table arn>/index/*`) so the handler can query the GSIs; the wildcard covers only this table’s indexes.',
+        reason:
+          'The DynamoDB grant includes the table’s indexes (`<table arn>/index/*`) so the handler can query the GSIs; the wildcard covers only this table’s indexes.',
       });
     }
   }
@@ -412,15 +413,18 @@ export class WorkflowServiceStack extends Stack {
       { id: 'AwsSolutions-CFR1', reason: 'Geo restriction is a business decision left to operators; the service has no country restrictions.' },
       {
         id: 'AwsSolutions-CFR2',
-        reason: 'AWS WAF is optional for operators (it has a fixed monthly cost and needs rules tuned to the traffic); every non-public route checks a bearer token in the function.',
+        reason:
+          'AWS WAF is optional for operators (it has a fixed monthly cost and needs rules tuned to the traffic); every non-public route checks a bearer token in the function.',
       },
       {
         id: 'AwsSolutions-CFR3',
-        reason: 'The HTTP API stage writes access logs for every request reaching it and each function logs its own requests; CloudFront standard logs (an extra bucket) would duplicate them.',
+        reason:
+          'The HTTP API stage writes access logs for every request reaching it and each function logs its own requests; CloudFront standard logs (an extra bucket) would duplicate them.',
       },
       {
         id: 'AwsSolutions-CFR4',
-        reason: 'The distribution uses the default *.cloudfront.net certificate, with which CloudFront fixes the viewer TLS policy; a custom domain with an ACM certificate and TLSv1.2_2021 is an operator option.',
+        reason:
+          'The distribution uses the default *.cloudfront.net certificate, with which CloudFront fixes the viewer TLS policy; a custom domain with an ACM certificate and TLSv1.2_2021 is an operator option.',
       },
     );
   }

@@ -1,7 +1,7 @@
 import { serviceEnv } from '../../lib/config/env.js';
 import { accountsRepo } from '../../lib/data/accounts.js';
 import { sessionsRepo } from '../../lib/data/sessions.js';
-import { tokensRepo, type TokensRepo } from '../../lib/data/tokens.js';
+import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
 import { mintToken } from '../../lib/domain/api-tokens.js';
 import { newTokenId } from '../../lib/domain/ids.js';
 import { accountOfSession, cookieValue, SESSION_COOKIE, type SessionDeps } from '../../lib/domain/sessions.js';

@@ -1,11 +1,11 @@
-import { tokensRepo, type TokensRepo } from '../../lib/data/tokens.js';
+import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
 import { listedToken } from '../../lib/domain/api-tokens.js';
-import { decodeCursor, encodeCursor } from '../../lib/http/cursor.js';
+import { CursorInvalidError } from '../../lib/errors.js';
 import { bearerAuth } from '../../lib/http/bearer-auth.js';
+import { decodeCursor, encodeCursor } from '../../lib/http/cursor.js';
 import { httpHandler } from '../../lib/http/handler.js';
 import { json } from '../../lib/http/responses.js';
 import { ListTokensQuery } from '../../lib/schemas/api-tokens.js';
-import { CursorInvalidError } from '../../lib/errors.js';
 
 export const makeHandler = (deps: { tokens: TokensRepo } = { tokens: tokensRepo() }) =>
   httpHandler({ auth: bearerAuth(deps.tokens), errors: 'message', query: ListTokensQuery }, async ({ principal, query }) => {

@@ -1,4 +1,4 @@
-import { tokensRepo, type TokensRepo } from '../../lib/data/tokens.js';
+import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
 import { revokeToken } from '../../lib/domain/api-tokens.js';
 import { bearerAuth } from '../../lib/http/bearer-auth.js';
 import { httpHandler } from '../../lib/http/handler.js';

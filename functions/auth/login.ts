@@ -1,6 +1,6 @@
 import { accountsRepo } from '../../lib/data/accounts.js';
 import { sessionsRepo } from '../../lib/data/sessions.js';
-import { login, sessionCookie, type SessionDeps } from '../../lib/domain/sessions.js';
+import { login, type SessionDeps, sessionCookie } from '../../lib/domain/sessions.js';
 import { httpHandler } from '../../lib/http/handler.js';
 import { json } from '../../lib/http/responses.js';
 import { LoginBody } from '../../lib/schemas/auth.js';

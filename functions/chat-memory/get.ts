@@ -1,4 +1,4 @@
-import { memoryRepo, type MemoryRepo } from '../../lib/data/memory.js';
+import { type MemoryRepo, memoryRepo } from '../../lib/data/memory.js';
 import { isUuid } from '../../lib/domain/uuid.js';
 import { CursorInvalidError, NotFoundError } from '../../lib/errors.js';
 import { bearerAuth } from '../../lib/http/bearer-auth.js';

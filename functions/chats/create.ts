@@ -1,6 +1,6 @@
-import { chatsRepo, type ChatsRepo } from '../../lib/data/chats.js';
-import { tokensRepo, type TokensRepo } from '../../lib/data/tokens.js';
-import { workflowsRepo, type WorkflowsRepo } from '../../lib/data/workflows.js';
+import { type ChatsRepo, chatsRepo } from '../../lib/data/chats.js';
+import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
+import { type WorkflowsRepo, workflowsRepo } from '../../lib/data/workflows.js';
 import { chatView, createChat } from '../../lib/domain/chats.js';
 import { bearerAuth } from '../../lib/http/bearer-auth.js';
 import { httpHandler } from '../../lib/http/handler.js';

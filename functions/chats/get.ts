@@ -1,5 +1,5 @@
-import { chatsRepo, type ChatsRepo } from '../../lib/data/chats.js';
-import { tokensRepo, type TokensRepo } from '../../lib/data/tokens.js';
+import { type ChatsRepo, chatsRepo } from '../../lib/data/chats.js';
+import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
 import { chatView, findChat } from '../../lib/domain/chats.js';
 import { bearerAuth } from '../../lib/http/bearer-auth.js';
 import { httpHandler } from '../../lib/http/handler.js';

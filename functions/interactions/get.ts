@@ -1,4 +1,4 @@
-import { interactionsRepo, type InteractionsRepo } from '../../lib/data/interactions.js';
+import { type InteractionsRepo, interactionsRepo } from '../../lib/data/interactions.js';
 import { interactionView, ownedInteraction } from '../../lib/engine/interactions.js';
 import { bearerAuth } from '../../lib/http/bearer-auth.js';
 import { httpHandler } from '../../lib/http/handler.js';

@@ -1,4 +1,4 @@
-import { interactionsRepo, type InteractionsRepo } from '../../lib/data/interactions.js';
+import { type InteractionsRepo, interactionsRepo } from '../../lib/data/interactions.js';
 import { interactionView } from '../../lib/engine/interactions.js';
 import { CursorInvalidError } from '../../lib/errors.js';
 import { bearerAuth } from '../../lib/http/bearer-auth.js';

@@ -1,5 +1,5 @@
 import { interactionsRepo } from '../../lib/data/interactions.js';
-import { interactionView, respondToInteraction, type RespondDeps } from '../../lib/engine/interactions.js';
+import { interactionView, type RespondDeps, respondToInteraction } from '../../lib/engine/interactions.js';
 import { enqueueNodeTasks } from '../../lib/engine/node-queue.js';
 import { bearerAuth } from '../../lib/http/bearer-auth.js';
 import { httpHandler } from '../../lib/http/handler.js';

@@ -1,9 +1,9 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { interactionsRepo, type InteractionsRepo } from '../../lib/data/interactions.js';
-import { workflowRequestsRepo, type WorkflowRequestsRepo } from '../../lib/data/workflow-requests.js';
+import { type InteractionsRepo, interactionsRepo } from '../../lib/data/interactions.js';
+import { type WorkflowRequestsRepo, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 import { failDeadLetteredTask } from '../../lib/engine/finish.js';
-import { enqueueNodeTasks, type EnqueueNodeTasks, type NodeTask } from '../../lib/engine/node-queue.js';
+import { type EnqueueNodeTasks, enqueueNodeTasks, type NodeTask } from '../../lib/engine/node-queue.js';
 
 /** Marks dead-lettered node tasks failed, and their requests with them, instead of leaving them in progress. */
 export const makeHandler = (

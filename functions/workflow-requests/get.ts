@@ -1,4 +1,4 @@
-import { workflowRequestsRepo, type WorkflowRequestsRepo } from '../../lib/data/workflow-requests.js';
+import { type WorkflowRequestsRepo, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 import { ownedRequest } from '../../lib/engine/access.js';
 import { requestView } from '../../lib/engine/views.js';
 import { bearerAuth } from '../../lib/http/bearer-auth.js';

@@ -1,4 +1,4 @@
-import { workflowRequestsRepo, type WorkflowRequestsRepo } from '../../lib/data/workflow-requests.js';
+import { type WorkflowRequestsRepo, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 import { requestView } from '../../lib/engine/views.js';
 import { CursorInvalidError } from '../../lib/errors.js';
 import { bearerAuth } from '../../lib/http/bearer-auth.js';
@@ -14,7 +14,7 @@ export const makeHandler = (deps: { requests: WorkflowRequestsRepo } = { request
     const scope = `workflow-requests:${principal.accountId}`;
     const position = cursor ? decodeCursor(cursor, scope, filters) : undefined;
     const after = position as { gsi1sk: string; pk: string; sk: string } | undefined;
-    if (after && ![after.gsi1sk, after.pk, after.sk].every((v) => typeof v === 'string') ) throw new CursorInvalidError();
+    if (after && ![after.gsi1sk, after.pk, after.sk].every((v) => typeof v === 'string')) throw new CursorInvalidError();
     if (after && !after.pk.startsWith('WFREQ#')) throw new CursorInvalidError();
     const page = await deps.requests.list(principal.accountId, filters, { limit, after });
     return json(200, {

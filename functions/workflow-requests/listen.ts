@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { serviceEnv } from '../../lib/config/env.js';
-import { requestEventsReader, type RequestEventsReader, type WatermarkedRequest } from '../../lib/data/request-events.js';
+import { type RequestEventsReader, requestEventsReader, type WatermarkedRequest } from '../../lib/data/request-events.js';
 import { defaultTable, type TableRef } from '../../lib/data/table.js';
-import { tokensRepo, type TokensRepo } from '../../lib/data/tokens.js';
+import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
 import { EVENT_RETENTION_SECONDS } from '../../lib/data/workflow-requests.js';
 import { authenticateBearer } from '../../lib/domain/bearer.js';
 import { ownedRequest } from '../../lib/engine/access.js';
@@ -18,13 +18,13 @@ import {
   planStart,
   requestPayload,
   resumeNeedsSnapshot,
+  type SequencerState,
+  STREAM_TIMING,
   sequenceEvents,
   snapshotPayloads,
   snapshotSettled,
-  STREAM_TIMING,
   streamDeadline,
   streamMaxSeconds,
-  type SequencerState,
 } from '../../lib/engine/stream.js';
 import { ApiError, MethodNotAllowedError, NotFoundError } from '../../lib/errors.js';
 import { requestIdOf } from '../../lib/http/handler.js';

@@ -1,8 +1,8 @@
-import { interactionsRepo, type InteractionsRepo } from '../../lib/data/interactions.js';
-import { workflowRequestsRepo, type WorkflowRequestsRepo } from '../../lib/data/workflow-requests.js';
+import { type InteractionsRepo, interactionsRepo } from '../../lib/data/interactions.js';
+import { type WorkflowRequestsRepo, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 import { ownedRequest } from '../../lib/engine/access.js';
 import { finishRequest } from '../../lib/engine/finish.js';
-import { enqueueNodeTasks, type EnqueueNodeTasks } from '../../lib/engine/node-queue.js';
+import { type EnqueueNodeTasks, enqueueNodeTasks } from '../../lib/engine/node-queue.js';
 import { requestView } from '../../lib/engine/views.js';
 import { bearerAuth } from '../../lib/http/bearer-auth.js';
 import { httpHandler } from '../../lib/http/handler.js';

@@ -1,4 +1,4 @@
-import { workflowRequestsRepo, type WorkflowRequestsRepo } from '../../lib/data/workflow-requests.js';
+import { type WorkflowRequestsRepo, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 import { ownedRequest } from '../../lib/engine/access.js';
 import { executionTree } from '../../lib/engine/tree.js';
 import { bearerAuth } from '../../lib/http/bearer-auth.js';

@@ -1,5 +1,5 @@
-import { tokensRepo, type TokensRepo } from '../../lib/data/tokens.js';
-import { workflowsRepo, type WorkflowsRepo } from '../../lib/data/workflows.js';
+import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
+import { type WorkflowsRepo, workflowsRepo } from '../../lib/data/workflows.js';
 import { createWorkflow, workflowView } from '../../lib/domain/workflows.js';
 import { bearerAuth } from '../../lib/http/bearer-auth.js';
 import { httpHandler } from '../../lib/http/handler.js';

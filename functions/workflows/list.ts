@@ -1,5 +1,5 @@
-import { tokensRepo, type TokensRepo } from '../../lib/data/tokens.js';
-import { WORKFLOW_POSITION, foldName, workflowsRepo, type WorkflowsRepo } from '../../lib/data/workflows.js';
+import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
+import { foldName, WORKFLOW_POSITION, type WorkflowsRepo, workflowsRepo } from '../../lib/data/workflows.js';
 import { workflowView } from '../../lib/domain/workflows.js';
 import { CursorInvalidError } from '../../lib/errors.js';
 import { bearerAuth } from '../../lib/http/bearer-auth.js';

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { ApiError } from '../errors.js';
 import { createDynamoDb } from '../aws/clients.js';
 import { readEnv } from '../config/env.js';
+import { ApiError } from '../errors.js';
 import { readLocalStackState } from '../local/state.js';
-import { adminCommands, UsageError, type AdminCommandName } from './commands.js';
+import { type AdminCommandName, adminCommands, UsageError } from './commands.js';
 
 const HELP = `Usage: npm run --silent admin -- <command> [--flags]
 
@@ -19,7 +19,11 @@ with only TABLE_NAME set, the deployed table of that name, using the usual AWS
 credentials and AWS_REGION; with neither, the running \`npm start\` stack.`;
 
 /** Runs one command; prints one JSON object on stdout, or a sentence on stderr. */
-export async function main(argv: string[], out: Pick<NodeJS.WritableStream, 'write'> = process.stdout, err: Pick<NodeJS.WritableStream, 'write'> = process.stderr): Promise<number> {
+export async function main(
+  argv: string[],
+  out: Pick<NodeJS.WritableStream, 'write'> = process.stdout,
+  err: Pick<NodeJS.WritableStream, 'write'> = process.stderr,
+): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === 'help') {
     (command ? out : err).write(`${HELP}\n`);

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { MICRO_USD_PER_USD, PLAN_NAMES } from '../config/plans.js';
-import { accountsRepo, type Account } from '../data/accounts.js';
+import { type Account, accountsRepo } from '../data/accounts.js';
 import type { TableRef } from '../data/table.js';
 import { transactionsRepo } from '../data/transactions.js';
 import { hashPassword, newId } from '../domain/crypto.js';
@@ -29,7 +29,9 @@ const CreditArgs = AccountIdArgs.extend({
 function parse<T>(schema: z.ZodType<T>, args: Record<string, unknown>): T {
   const result = schema.safeParse(args);
   if (result.success) return result.data;
-  throw new UsageError(result.error.issues.map((i) => (i.code === 'invalid_type' && i.path.length ? `--${String(i.path[0])} is required` : i.message)).join('; '));
+  throw new UsageError(
+    result.error.issues.map((i) => (i.code === 'invalid_type' && i.path.length ? `--${String(i.path[0])} is required` : i.message)).join('; '),
+  );
 }
 
 const shown = (account: Account) => ({

@@ -1,7 +1,7 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { serviceEnv, type ServiceEnv } from '../config/env.js';
+import { type ServiceEnv, serviceEnv } from '../config/env.js';
 
 export type Credentials = NonNullable<DynamoDBClientConfig['credentials']>;
 

@@ -35,7 +35,5 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): ServiceEnv {
  */
 export const serviceEnv: ServiceEnv = Object.defineProperties(
   {} as ServiceEnv,
-  Object.fromEntries(
-    (Object.keys(readEnv({})) as Array<keyof ServiceEnv>).map((name) => [name, { enumerable: true, get: () => readEnv()[name] }]),
-  ),
+  Object.fromEntries((Object.keys(readEnv({})) as Array<keyof ServiceEnv>).map((name) => [name, { enumerable: true, get: () => readEnv()[name] }])),
 );

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConflictError, NotFoundError } from '../errors.js';
 import type { PlanName } from '../config/plans.js';
+import { ConflictError, NotFoundError } from '../errors.js';
 import { keys } from './keys.js';
 import { defaultTable, isConditionFailure, nowIso, type TableRef } from './table.js';
 
@@ -36,14 +36,7 @@ export function accountsRepo(table: TableRef = defaultTable()) {
   return {
     toAccount,
 
-    async create(input: {
-      id: string;
-      email: string;
-      passwordHash: string;
-      plan: PlanName;
-      balanceMicroUsd: number;
-      extraUsage: boolean;
-    }): Promise<Account> {
+    async create(input: { id: string; email: string; passwordHash: string; plan: PlanName; balanceMicroUsd: number; extraUsage: boolean }): Promise<Account> {
       const now = nowIso();
       const email = input.email.trim().toLowerCase();
       const item = {
@@ -62,7 +55,8 @@ export function accountsRepo(table: TableRef = defaultTable()) {
         updated_at: now,
       };
       try {
-        await db.send(new TransactWriteCommand({
+        await db.send(
+          new TransactWriteCommand({
             TransactItems: [
               { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
               {
@@ -73,7 +67,8 @@ export function accountsRepo(table: TableRef = defaultTable()) {
                 },
               },
             ],
-          }));
+          }),
+        );
       } catch (error) {
         if (isConditionFailure(error)) throw new ConflictError('account_exists', `An account with email ${email} already exists.`);
         throw error;
@@ -95,26 +90,30 @@ export function accountsRepo(table: TableRef = defaultTable()) {
 
     /** Whether any account exists, read from the accounts index (one item at most). */
     async anyExists(): Promise<boolean> {
-      const { Items } = await db.send(new QueryCommand({
+      const { Items } = await db.send(
+        new QueryCommand({
           TableName: tableName,
           IndexName: 'gsi1',
           KeyConditionExpression: 'gsi1pk = :pk',
           ExpressionAttributeValues: { ':pk': keys.accountsIndex().gsi1pk },
           Limit: 1,
-        }));
+        }),
+      );
       return (Items ?? []).length > 0;
     },
 
     async setSuspended(accountId: string, suspended: boolean): Promise<Account> {
       try {
-        const { Attributes } = await db.send(new UpdateCommand({
+        const { Attributes } = await db.send(
+          new UpdateCommand({
             TableName: tableName,
             Key: keys.account(accountId),
             UpdateExpression: 'SET suspended = :s, updated_at = :now',
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeValues: { ':s': suspended, ':now': nowIso() },
             ReturnValues: 'ALL_NEW',
-          }));
+          }),
+        );
         return toAccount(Attributes ?? {});
       } catch (error) {
         if (isConditionFailure(error)) throw new NotFoundError(`No account ${accountId}.`);

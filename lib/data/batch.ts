@@ -1,5 +1,5 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 
 /** Puts items 25 at a time, retrying what DynamoDB leaves unprocessed with backoff. */
 export async function batchPut(db: DynamoDBDocumentClient, tableName: string, items: Array<Record<string, unknown>>): Promise<void> {

@@ -30,11 +30,13 @@ export function chatsRepo(table: TableRef = defaultTable()) {
   return {
     async create(chat: Chat): Promise<Chat> {
       try {
-        await db.send(new PutCommand({
+        await db.send(
+          new PutCommand({
             TableName: tableName,
             Item: { ...keys.chat(chat.id), entity: 'chat', ...chat },
             ConditionExpression: 'attribute_not_exists(pk)',
-          }));
+          }),
+        );
       } catch (error) {
         if (isConditionFailure(error)) throw new ConflictError('chat_exists', `A chat with id ${chat.id} already exists.`);
         throw error;

@@ -1,5 +1,5 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 
 /**
  * One page of an account's items in the gsi1 "newest first" partition,
@@ -16,7 +16,8 @@ export async function newestFirstPage(
   const found: Array<Record<string, unknown>> = [];
   let startKey: Record<string, unknown> | undefined = options.after ? { ...options.after, gsi1pk: partition } : undefined;
   do {
-    const page = await db.send(new QueryCommand({
+    const page = await db.send(
+      new QueryCommand({
         TableName: tableName,
         IndexName: 'gsi1',
         KeyConditionExpression: 'gsi1pk = :g',
@@ -26,7 +27,8 @@ export async function newestFirstPage(
         ScanIndexForward: false,
         ExclusiveStartKey: startKey,
         Limit: options.limit + 1,
-      }));
+      }),
+    );
     found.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey && found.length <= options.limit);

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { newestFirstPage } from './index-page.js';
 import { equalityFilter } from './expressions.js';
+import { newestFirstPage } from './index-page.js';
 import { keys } from './keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from './table.js';
 
@@ -33,7 +33,8 @@ export function interactionsRepo(table: TableRef = defaultTable()) {
     /** Creates the interaction once; a redelivered node task finds it already there. */
     async createOnce(interaction: Interaction): Promise<Interaction> {
       try {
-        await db.send(new PutCommand({
+        await db.send(
+          new PutCommand({
             TableName: tableName,
             Item: {
               ...keys.interaction(interaction.id),
@@ -42,7 +43,8 @@ export function interactionsRepo(table: TableRef = defaultTable()) {
               ...interaction,
             },
             ConditionExpression: 'attribute_not_exists(pk)',
-          }));
+          }),
+        );
         return interaction;
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
@@ -58,7 +60,8 @@ export function interactionsRepo(table: TableRef = defaultTable()) {
     /** Resolves a pending interaction; undefined when it was no longer pending. */
     async resolve(id: string, status: Exclude<InteractionStatus, 'pending'>, response: Record<string, unknown> | null): Promise<Interaction | undefined> {
       try {
-        const { Attributes } = await db.send(new UpdateCommand({
+        const { Attributes } = await db.send(
+          new UpdateCommand({
             TableName: tableName,
             Key: keys.interaction(id),
             UpdateExpression: 'SET #status = :status, #response = :response, resolved_at = :now',
@@ -66,7 +69,8 @@ export function interactionsRepo(table: TableRef = defaultTable()) {
             ExpressionAttributeNames: { '#status': 'status', '#response': 'response' },
             ExpressionAttributeValues: { ':status': status, ':response': response, ':now': new Date().toISOString(), ':pending': 'pending' },
             ReturnValues: 'ALL_NEW',
-          }));
+          }),
+        );
         return view(Attributes!);
       } catch (error) {
         if (isConditionFailure(error)) return undefined;

@@ -69,7 +69,8 @@ export function memoryRepo(table: TableRef = defaultTable()) {
       const found: Array<Record<string, unknown>> = [];
       let startKey: Record<string, unknown> | undefined = options.after ? { pk: prefix.pk, sk: options.after } : undefined;
       do {
-        const result = await db.send(new QueryCommand({
+        const result = await db.send(
+          new QueryCommand({
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
             FilterExpression: 'account_id = :account',
@@ -77,7 +78,8 @@ export function memoryRepo(table: TableRef = defaultTable()) {
             ExclusiveStartKey: startKey,
             Limit: options.limit + 1,
             ConsistentRead: true,
-          }));
+          }),
+        );
         found.push(...(result.Items ?? []));
         startKey = result.LastEvaluatedKey;
       } while (startKey && found.length <= options.limit);
@@ -88,7 +90,8 @@ export function memoryRepo(table: TableRef = defaultTable()) {
     /** The most recent `max` messages, oldest first: what an agent sees of its history. */
     async recent(accountId: string, contextMemoryId: string, agentNodeId: string, max = 50): Promise<MemoryMessage[]> {
       const prefix = keys.memoryPrefix(contextMemoryId, agentNodeId);
-      const { Items } = await db.send(new QueryCommand({
+      const { Items } = await db.send(
+        new QueryCommand({
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
           FilterExpression: 'account_id = :account',
@@ -96,7 +99,8 @@ export function memoryRepo(table: TableRef = defaultTable()) {
           ScanIndexForward: false,
           Limit: max,
           ConsistentRead: true,
-        }));
+        }),
+      );
       return (Items ?? []).map(view).reverse();
     },
   };

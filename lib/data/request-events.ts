@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys.js';
 import { defaultTable, type TableRef } from './table.js';
-import { workflowRequestsRepo, type NodeExecution, type RequestEvent, type WorkflowRequest } from './workflow-requests.js';
+import { type NodeExecution, type RequestEvent, type WorkflowRequest, workflowRequestsRepo } from './workflow-requests.js';
 
 /**
  * The reads of a live stream (functions/workflow-requests/listen.ts), with
@@ -38,9 +38,13 @@ export function requestEventsReader(table: TableRef = defaultTable(), meter?: Re
     async requestWithWatermark(requestId: string): Promise<WatermarkedRequest | undefined> {
       // The watermark is read first, the state after it: the state then
       // shows at least every change whose event is at or below the watermark.
-      const counter = await db.send(new GetCommand({ TableName: tableName, Key: keys.requestEventSeq(requestId), ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }));
+      const counter = await db.send(
+        new GetCommand({ TableName: tableName, Key: keys.requestEventSeq(requestId), ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }),
+      );
       meter?.record('get', counter.ConsumedCapacity?.CapacityUnits ?? 0);
-      const { Item, ConsumedCapacity } = await db.send(new GetCommand({ TableName: tableName, Key: keys.workflowRequest(requestId), ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }));
+      const { Item, ConsumedCapacity } = await db.send(
+        new GetCommand({ TableName: tableName, Key: keys.workflowRequest(requestId), ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }),
+      );
       meter?.record('get', ConsumedCapacity?.CapacityUnits ?? 0);
       if (!Item) return undefined;
       const request = strip(Item) as unknown as WatermarkedRequest;
@@ -61,7 +65,8 @@ export function requestEventsReader(table: TableRef = defaultTable(), meter?: Re
      */
     async eventsAfter(requestId: string, afterSeq: number, limit: number): Promise<{ events: RequestEvent[]; complete: boolean }> {
       if (afterSeq >= MAX_SEQ) return { events: [], complete: true };
-      const { Items, LastEvaluatedKey, ConsumedCapacity } = await db.send(new QueryCommand({
+      const { Items, LastEvaluatedKey, ConsumedCapacity } = await db.send(
+        new QueryCommand({
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
           FilterExpression: '#ttl > :now',
@@ -75,12 +80,15 @@ export function requestEventsReader(table: TableRef = defaultTable(), meter?: Re
           Limit: limit,
           ConsistentRead: true,
           ReturnConsumedCapacity: 'TOTAL',
-        }));
+        }),
+      );
       meter?.record('query', ConsumedCapacity?.CapacityUnits ?? 0);
       // Items are pages of consecutive events keyed by their last seq (appendEvents), or single events.
       const events = (Items ?? [])
         .flatMap((i) =>
-          Array.isArray(i.events) ? (i.events as RequestEvent[]) : [{ seq: Number(i.seq), created_at: i.created_at as string, data: i.data as RequestEvent['data'] }],
+          Array.isArray(i.events)
+            ? (i.events as RequestEvent[])
+            : [{ seq: Number(i.seq), created_at: i.created_at as string, data: i.data as RequestEvent['data'] }],
         )
         .map((e) => ({ seq: Number(e.seq), created_at: e.created_at, data: e.data }))
         .filter((e) => e.seq > afterSeq)

@@ -13,10 +13,12 @@ export function sessionsRepo(table: TableRef = defaultTable()) {
   return {
     async put(sessionHash: string, accountId: string, expiresAt: Date): Promise<Session> {
       const session = { account_id: accountId, created_at: nowIso(), expires_at: expiresAt.toISOString() };
-      await db.send(new PutCommand({
+      await db.send(
+        new PutCommand({
           TableName: tableName,
           Item: { ...keys.session(sessionHash), entity: 'session', ...session, ttl: ttlFromDate(expiresAt) },
-        }));
+        }),
+      );
       return session;
     },
 

@@ -14,8 +14,7 @@ export interface StoredToken {
   expires_at: string;
 }
 
-const isLive = (item: Record<string, unknown> | undefined, now: Date): boolean =>
-  !!item && Date.parse(item.expires_at as string) > now.getTime();
+const isLive = (item: Record<string, unknown> | undefined, now: Date): boolean => !!item && Date.parse(item.expires_at as string) > now.getTime();
 
 export function tokensRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;
@@ -26,12 +25,20 @@ export function tokensRepo(table: TableRef = defaultTable()) {
     async create(token: StoredToken): Promise<void> {
       const expiresAt = new Date(token.expires_at);
       const common = { entity: 'token', ...token, ttl: ttlFromDate(expiresAt) };
-      await db.send(new TransactWriteCommand({
+      await db.send(
+        new TransactWriteCommand({
           TransactItems: [
             { Put: { TableName: tableName, Item: { ...keys.tokenByHash(token.token_hash), ...common }, ConditionExpression: 'attribute_not_exists(pk)' } },
-            { Put: { TableName: tableName, Item: { ...keys.accountToken(token.account_id, token.id), ...common }, ConditionExpression: 'attribute_not_exists(pk)' } },
+            {
+              Put: {
+                TableName: tableName,
+                Item: { ...keys.accountToken(token.account_id, token.id), ...common },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
           ],
-        }));
+        }),
+      );
     },
 
     /**
@@ -68,7 +75,8 @@ export function tokensRepo(table: TableRef = defaultTable()) {
       const live: StoredToken[] = [];
       let startKey: Record<string, unknown> | undefined = options.after ? { pk: prefix.pk, sk: options.after } : undefined;
       do {
-        const page = await db.send(new QueryCommand({
+        const page = await db.send(
+          new QueryCommand({
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
             FilterExpression: 'expires_at > :now',
@@ -76,7 +84,8 @@ export function tokensRepo(table: TableRef = defaultTable()) {
             ExclusiveStartKey: startKey,
             Limit: options.limit + 1,
             ConsistentRead: true,
-          }));
+          }),
+        );
         live.push(...((page.Items ?? []) as unknown as StoredToken[]));
         startKey = page.LastEvaluatedKey;
       } while (startKey && live.length <= options.limit);
@@ -93,12 +102,14 @@ export function tokensRepo(table: TableRef = defaultTable()) {
     /** Deletes both items; the credential is gone before this returns. */
     async delete(token: StoredToken): Promise<void> {
       try {
-        await db.send(new TransactWriteCommand({
+        await db.send(
+          new TransactWriteCommand({
             TransactItems: [
               { Delete: { TableName: tableName, Key: keys.accountToken(token.account_id, token.id), ConditionExpression: 'attribute_exists(pk)' } },
               { Delete: { TableName: tableName, Key: keys.tokenByHash(token.token_hash) } },
             ],
-          }));
+          }),
+        );
       } catch (error) {
         if (isConditionFailure(error)) throw new NotFoundError('No such token.');
         throw error;

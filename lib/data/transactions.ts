@@ -45,7 +45,8 @@ export function transactionsRepo(table: TableRef = defaultTable()) {
         updated_at: now,
       };
       try {
-        await db.send(new TransactWriteCommand({
+        await db.send(
+          new TransactWriteCommand({
             TransactItems: [
               {
                 Update: {
@@ -64,7 +65,8 @@ export function transactionsRepo(table: TableRef = defaultTable()) {
                 },
               },
             ],
-          }));
+          }),
+        );
       } catch (error) {
         if (isConditionFailure(error)) throw new NotFoundError(`No account ${input.accountId}.`);
         throw error;

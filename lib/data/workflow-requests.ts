@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchPut } from './batch.js';
-import { newestFirstPage } from './index-page.js';
 import { equalityFilter, guardedSet } from './expressions.js';
+import { newestFirstPage } from './index-page.js';
 import { keys, ttlFromDate } from './keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from './table.js';
 
@@ -94,7 +94,8 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
     values: Record<string, unknown>,
   ): Promise<Record<string, unknown> | undefined> {
     try {
-      const { Attributes } = await db.send(new UpdateCommand({
+      const { Attributes } = await db.send(
+        new UpdateCommand({
           TableName: tableName,
           Key: key,
           UpdateExpression: update,
@@ -102,7 +103,8 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
-        }));
+        }),
+      );
       return strip(Attributes ?? {});
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
@@ -116,7 +118,8 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
      * enqueued, so no worker can see a partial request.
      */
     async create(request: WorkflowRequest, nodes: NodeExecution[]): Promise<void> {
-      await db.send(new PutCommand({
+      await db.send(
+        new PutCommand({
           TableName: tableName,
           Item: {
             ...keys.workflowRequest(request.id),
@@ -125,7 +128,8 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
             ...request,
           },
           ConditionExpression: 'attribute_not_exists(pk)',
-        }));
+        }),
+      );
       await batchPut(
         db,
         tableName,
@@ -149,14 +153,16 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       const nodes: NodeExecution[] = [];
       let startKey: Record<string, unknown> | undefined;
       do {
-        const page = await db.send(new QueryCommand({
+        const page = await db.send(
+          new QueryCommand({
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
             ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
             ExclusiveStartKey: startKey,
             ConsistentRead: true,
             ...(onCapacity ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
-          }));
+          }),
+        );
         onCapacity?.(page.ConsumedCapacity?.CapacityUnits ?? 0);
         nodes.push(...(page.Items ?? []).map((i) => strip(i as NodeExecution & Record<string, unknown>)));
         startKey = page.LastEvaluatedKey;
@@ -225,7 +231,8 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       let failed: FailureInfo | undefined;
       let stopped = false;
       do {
-        const page = await db.send(new QueryCommand({
+        const page = await db.send(
+          new QueryCommand({
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
             ProjectionExpression: '#status, #error, node_id',
@@ -233,7 +240,8 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
             ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
             ExclusiveStartKey: startKey,
             ConsistentRead: true,
-          }));
+          }),
+        );
         for (const item of page.Items ?? []) {
           const status = item.status as NodeStatus;
           if (!(NODE_TERMINAL as readonly string[]).includes(status)) return { state: 'open' };
@@ -252,14 +260,16 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
      * idempotent under redelivery. Returns the child as it now stands.
      */
     async markParentsDone(requestId: string, childId: string, parentIds: string[], activatedIds: string[]): Promise<NodeExecution> {
-      const { Attributes } = await db.send(new UpdateCommand({
+      const { Attributes } = await db.send(
+        new UpdateCommand({
           TableName: tableName,
           Key: keys.nodeExecution(requestId, childId),
           UpdateExpression: activatedIds.length > 0 ? 'ADD done_parents :p, activated_by :a' : 'ADD done_parents :p',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':p': new Set(parentIds), ...(activatedIds.length > 0 ? { ':a': new Set(activatedIds) } : {}) },
           ReturnValues: 'ALL_NEW',
-        }));
+        }),
+      );
       return strip(Attributes as NodeExecution & Record<string, unknown>);
     },
 
@@ -284,13 +294,15 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
      */
     async appendEvents(requestId: string, data: Array<RequestEvent['data']>): Promise<RequestEvent[]> {
       if (data.length === 0) return [];
-      const { Attributes } = await db.send(new UpdateCommand({
+      const { Attributes } = await db.send(
+        new UpdateCommand({
           TableName: tableName,
           Key: keys.requestEventSeq(requestId),
           UpdateExpression: 'ADD event_seq :n',
           ExpressionAttributeValues: { ':n': data.length },
           ReturnValues: 'UPDATED_NEW',
-        }));
+        }),
+      );
       const first = Number(Attributes?.event_seq) - data.length + 1;
       const now = new Date();
       const ttl = ttlFromDate(new Date(now.getTime() + EVENT_RETENTION_SECONDS * 1000));

@@ -95,7 +95,8 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
         updated_at: input.now,
       };
       try {
-        await db.send(new PutCommand({
+        await db.send(
+          new PutCommand({
             TableName: tableName,
             Item: {
               ...keys.workflow(input.accountId, input.id),
@@ -105,7 +106,8 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
               name_lower: foldName(input.name),
             },
             ConditionExpression: 'attribute_not_exists(pk)',
-          }));
+          }),
+        );
       } catch (error) {
         if (isConditionFailure(error)) throw new ConflictError('workflow_exists', `A workflow with id ${input.id} already exists.`);
         throw error;
@@ -134,7 +136,8 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
       }
       let queries = 0;
       do {
-        const page = await db.send(new QueryCommand({
+        const page = await db.send(
+          new QueryCommand({
             TableName: tableName,
             IndexName: 'gsi1',
             KeyConditionExpression: 'gsi1pk = :pk',
@@ -143,7 +146,8 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
             ScanIndexForward: false,
             ExclusiveStartKey: startKey,
             Limit: search ? SEARCH_PAGE_ITEMS : options.limit + 1,
-          }));
+          }),
+        );
         queries++;
         found.push(...(page.Items ?? []).map(toWorkflow));
         startKey = page.LastEvaluatedKey;
@@ -180,7 +184,8 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
           created_at: input.created_at,
         };
         try {
-          await db.send(new TransactWriteCommand({
+          await db.send(
+            new TransactWriteCommand({
               TransactItems: [
                 {
                   Update: {
@@ -199,7 +204,8 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
                   },
                 },
               ],
-            }));
+            }),
+          );
           return version;
         } catch (error) {
           const reason = cancellation(error);

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { parse as parseUuid, stringify as stringifyUuid } from './uuid.js';
-import { MIN_BALANCE_TO_MINT_MICRO_USD, PLANS } from '../config/plans.js';
 import { TOKEN_DEFAULT_MINUTES, TOKEN_INFO, TOKEN_MAX_MINUTES } from '../config/limits.js';
-import { ForbiddenError, NotFoundError } from '../errors.js';
+import { MIN_BALANCE_TO_MINT_MICRO_USD, PLANS } from '../config/plans.js';
 import type { Account } from '../data/accounts.js';
 import type { StoredToken, TokensRepo } from '../data/tokens.js';
+import { ForbiddenError, NotFoundError } from '../errors.js';
 import { sha256Hex } from './crypto.js';
+import { parse as parseUuid, stringify as stringifyUuid } from './uuid.js';
 
 /**
  * Token string: `wfs_` + 22 characters naming the account (its UUID in
@@ -92,8 +92,7 @@ export async function mintToken(
     endpoint: `${baseUrl}/v1/chat/completions`,
     rate_limit: TOKEN_INFO.rateLimit,
     max_concurrent_requests: TOKEN_INFO.maxConcurrentRequests,
-    usage_note:
-      'Send this token as "Authorization: Bearer <token>" on /v1 and /v2 calls. It is shown only once; the service keeps only its hash.',
+    usage_note: 'Send this token as "Authorization: Bearer <token>" on /v1 and /v2 calls. It is shown only once; the service keeps only its hash.',
     created_at: stored.created_at,
   };
 }

@@ -1,5 +1,5 @@
-import { AccountSuspendedError, UnauthorizedError } from '../errors.js';
 import type { TokensRepo } from '../data/tokens.js';
+import { AccountSuspendedError, UnauthorizedError } from '../errors.js';
 import type { Principal } from '../http/types.js';
 import { accountIdOfToken, tokenHash } from './api-tokens.js';
 

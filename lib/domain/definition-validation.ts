@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type * as z from 'zod';
 import { DEFINITION_MAX_BYTES } from '../config/limits.js';
+import { type Jsonata, loadJsonata } from '../engine/jsonata.js';
+import { templatedLeaves } from '../engine/template.js';
 import type { FieldError } from '../errors.js';
 import {
   NODE_CONFIG_SCHEMAS,
@@ -11,8 +13,6 @@ import {
   type WorkflowEdge,
   type WorkflowNode,
 } from '../schemas/workflow-definition.js';
-import { loadJsonata, type Jsonata } from '../engine/jsonata.js';
-import { templatedLeaves } from '../engine/template.js';
 
 /**
  * The graph rules of a workflow definition (decisions.md, Workflow

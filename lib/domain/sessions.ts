@@ -1,7 +1,7 @@
 import { SESSION_TTL_SECONDS } from '../config/limits.js';
-import { UnauthorizedError } from '../errors.js';
 import type { Account, AccountsRepo } from '../data/accounts.js';
 import type { SessionsRepo } from '../data/sessions.js';
+import { UnauthorizedError } from '../errors.js';
 import { decoyPasswordHash, randomSecret, sha256Hex, verifyPassword } from './crypto.js';
 
 export const SESSION_COOKIE = 'session';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { WorkflowVersion, WorkflowsRepo } from '../data/workflows.js';
-import { ValidationError, type FieldError } from '../errors.js';
+import type { WorkflowsRepo, WorkflowVersion } from '../data/workflows.js';
+import { type FieldError, ValidationError } from '../errors.js';
 import { checkDefinition, type DefinitionInput, type VersionReference } from './definition-validation.js';
 import { findWorkflow } from './workflows.js';
 
@@ -15,13 +15,27 @@ async function referenceFaults(workflows: WorkflowsRepo, accountId: string, refe
   return references.flatMap((reference) => {
     const version = found.get(reference.versionId);
     if (!version) {
-      return [{ name: `${reference.configPointer}/workflow_version_id`, location: 'body' as const, reason: 'is not a workflow version of this account', code: 'not_found' }];
+      return [
+        {
+          name: `${reference.configPointer}/workflow_version_id`,
+          location: 'body' as const,
+          reason: 'is not a workflow version of this account',
+          code: 'not_found',
+        },
+      ];
     }
     const nodes = new Set(version.definition.nodes.map((n) => n.id));
     return reference.entryNodeIds.flatMap((id, k) =>
       nodes.has(id)
         ? []
-        : [{ name: `${reference.configPointer}/entry_node_ids/${k}`, location: 'body' as const, reason: 'is not a node of that workflow version', code: 'unknown_node' }],
+        : [
+            {
+              name: `${reference.configPointer}/entry_node_ids/${k}`,
+              location: 'body' as const,
+              reason: 'is not a node of that workflow version',
+              code: 'unknown_node',
+            },
+          ],
     );
   });
 }

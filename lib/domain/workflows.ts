@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Workflow, WorkflowVersion, WorkflowsRepo } from '../data/workflows.js';
+import type { Workflow, WorkflowsRepo, WorkflowVersion } from '../data/workflows.js';
 import { NotFoundError } from '../errors.js';
 
 /**

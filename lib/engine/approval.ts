@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { InteractionsRepo } from '../data/interactions.js';
 import type { NodeExecution, WorkflowRequest, WorkflowRequestsRepo } from '../data/workflow-requests.js';
 import type { WorkflowNode } from '../schemas/workflow-definition.js';
-import { emitNode, emitRequest, type EventBuffer } from './emit.js';
+import { type EventBuffer, emitNode, emitRequest } from './emit.js';
 
 interface ApprovalDeps {
   requests: WorkflowRequestsRepo;

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { isTerminalRequest, type NodeExecution, type WorkflowRequest, type WorkflowRequestsRepo } from '../data/workflow-requests.js';
 import { ApiError } from '../errors.js';
 import type { WorkflowNode } from '../schemas/workflow-definition.js';
-import { emitNode, type EventBuffer } from './emit.js';
+import { type EventBuffer, emitNode } from './emit.js';
 import type { EnqueueNodeTasks } from './node-queue.js';
-import { startRequest, type StartDeps } from './start.js';
+import { type StartDeps, startRequest } from './start.js';
 
 /** Nested `workflow` nodes beyond this depth fail instead of recursing forever. */
 export const MAX_CHILD_DEPTH = 10;
@@ -63,7 +63,8 @@ export async function startChild(deps: ChildDeps, request: WorkflowRequest, defi
 export function childPayload(input: Record<string, unknown>, node: Pick<NodeExecution, 'parent_count'>): Record<string, unknown> {
   const values = Object.values(input);
   const only = values[0];
-  if (node.parent_count === 1 && values.length === 1 && only !== null && typeof only === 'object' && !Array.isArray(only)) return only as Record<string, unknown>;
+  if (node.parent_count === 1 && values.length === 1 && only !== null && typeof only === 'object' && !Array.isArray(only))
+    return only as Record<string, unknown>;
   return input;
 }
 
@@ -72,7 +73,11 @@ export function childPayload(input: Record<string, unknown>, node: Pick<NodeExec
  * child's leaf outputs, or failed with the child's error. Undefined while
  * the child still runs or when another delivery settled the node.
  */
-export async function resumeChild(deps: { requests: WorkflowRequestsRepo; versions: StartDeps['versions']; events?: EventBuffer }, request: WorkflowRequest, node: NodeExecution): Promise<NodeExecution | undefined> {
+export async function resumeChild(
+  deps: { requests: WorkflowRequestsRepo; versions: StartDeps['versions']; events?: EventBuffer },
+  request: WorkflowRequest,
+  node: NodeExecution,
+): Promise<NodeExecution | undefined> {
   const child = node.child_request_id ? await deps.requests.get(node.child_request_id) : undefined;
   if (!child || !isTerminalRequest(child.status)) return undefined;
   const at = new Date().toISOString();
@@ -83,7 +88,9 @@ export async function resumeChild(deps: { requests: WorkflowRequestsRepo; versio
     const version = await deps.versions.getVersion(child.account_id, child.workflow_version_id);
     const consumed = new Set((version?.definition.edges ?? []).filter((e) => completed.has(e.to)).map((e) => e.from));
     // A leaf is a completed node no completed node consumed: its output is the child's result.
-    const outputs = Object.fromEntries(nodes.filter((n) => completed.has(n.node_id) && !consumed.has(n.node_id)).map((n) => [n.node_id, n.output_data ?? null]));
+    const outputs = Object.fromEntries(
+      nodes.filter((n) => completed.has(n.node_id) && !consumed.has(n.node_id)).map((n) => [n.node_id, n.output_data ?? null]),
+    );
     set = { status: 'completed', output_data: { workflow_request_id: child.id, outputs }, completed_at: at };
   } else {
     set = { status: 'failed', error: { code: 'child_workflow_failed', message: `The child request ${child.id} ended ${child.status}.` }, failed_at: at };

@@ -35,9 +35,7 @@ async function emit(deps: EmitDeps, requestId: string, data: RequestEvent['data'
 }
 
 /** A node change for the request's event log (what listeners stream). */
-export const emitNode = (deps: EmitDeps, node: NodeExecution): Promise<void> =>
-  emit(deps, node.workflow_request_id, { node_execution: nodeEventView(node) });
+export const emitNode = (deps: EmitDeps, node: NodeExecution): Promise<void> => emit(deps, node.workflow_request_id, { node_execution: nodeEventView(node) });
 
 /** A request change for its event log. */
-export const emitRequest = (deps: EmitDeps, request: WorkflowRequest): Promise<void> =>
-  emit(deps, request.id, { workflow_request: requestEventView(request) });
+export const emitRequest = (deps: EmitDeps, request: WorkflowRequest): Promise<void> => emit(deps, request.id, { workflow_request: requestEventView(request) });

@@ -1,24 +1,23 @@
+import type { InteractionsRepo } from '../data/interactions.js';
 import {
+  type FailureInfo,
   isTerminalNode,
   isTerminalRequest,
-  type FailureInfo,
   type NodeExecution,
   type WorkflowRequest,
   type WorkflowRequestsRepo,
 } from '../data/workflow-requests.js';
-import type { InteractionsRepo } from '../data/interactions.js';
 import type { WorkflowNode } from '../schemas/workflow-definition.js';
-import { resumeChild, startChild } from './child-workflow.js';
-import { finishRequest, settleAs } from './finish.js';
-import type { StartDeps } from './start.js';
 import { openApproval, resumeApproval } from './approval.js';
-import { graphOf, type Graph } from './graph.js';
-import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
+import { resumeChild, startChild } from './child-workflow.js';
+import { EventBuffer, emitNode, emitRequest } from './emit.js';
+import { finishRequest, settleAs } from './finish.js';
+import { type Graph, graphOf } from './graph.js';
 import { NodeFailure } from './node-failure.js';
+import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
 import type { WorkerRuntime } from './node-runner.js';
 import { retryDelayMs, shouldRetry } from './retry.js';
-import { emitNode, emitRequest, EventBuffer } from './emit.js';
-
+import type { StartDeps } from './start.js';
 
 export interface EngineDeps extends StartDeps {
   requests: WorkflowRequestsRepo;
@@ -45,7 +44,6 @@ export class RetryLater extends Error {
 /** A node execution is one DynamoDB item (400 KB at most); its output must leave room for the rest. */
 export const MAX_OUTPUT_BYTES = 300_000;
 const outputTooLarge = (output: unknown): boolean => Buffer.byteLength(JSON.stringify(output ?? null)) > MAX_OUTPUT_BYTES;
-
 
 // Versions are immutable: one read per container and version is enough.
 const versionCache = new Map<string, Graph>();
@@ -96,7 +94,6 @@ async function nodeInput(deps: EngineDeps, request: WorkflowRequest, graph: Grap
   }
   return input;
 }
-
 
 /**
  * Runs one node task under at-least-once delivery. Every state change is a
@@ -196,7 +193,14 @@ async function processNode(task: NodeTask, deps: EngineDeps, deadline: () => num
     return;
   }
   if (outputTooLarge(output)) {
-    await handleFailure(deps, request, graph, definition, claimed, new NodeFailure('output_too_large', `The node output exceeds ${MAX_OUTPUT_BYTES} bytes of JSON.`, false));
+    await handleFailure(
+      deps,
+      request,
+      graph,
+      definition,
+      claimed,
+      new NodeFailure('output_too_large', `The node output exceeds ${MAX_OUTPUT_BYTES} bytes of JSON.`, false),
+    );
     return;
   }
   const completedAt = new Date().toISOString();
@@ -230,9 +234,17 @@ async function runPure(deps: EngineDeps, request: WorkflowRequest, graph: Graph,
   try {
     const output = await runWithTimeout(deps.runtime, definition, input, timeoutMs, request, { ...node, input_data: input, attempt_count: attempt });
     if (outputTooLarge(output)) throw new NodeFailure('output_too_large', `The node output exceeds ${MAX_OUTPUT_BYTES} bytes of JSON.`, false);
-    set = { status: 'completed', input_data: input, output_data: output, attempt_count: attempt, started_at: startedAt, completed_at: new Date().toISOString() };
+    set = {
+      status: 'completed',
+      input_data: input,
+      output_data: output,
+      attempt_count: attempt,
+      started_at: startedAt,
+      completed_at: new Date().toISOString(),
+    };
   } catch (error) {
-    const failure = error instanceof NodeFailure ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The node failed unexpectedly.' };
+    const failure =
+      error instanceof NodeFailure ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The node failed unexpectedly.' };
     set = { status: 'failed', input_data: input, error: failure, attempt_count: attempt, started_at: startedAt, failed_at: new Date().toISOString() };
   }
   if (!(await deps.requests.settleNode(request.id, node.node_id, ['pending', 'blocked'], set, node.attempt_count))) return;
@@ -274,12 +286,18 @@ async function handleFailure(deps: EngineDeps, request: WorkflowRequest, graph: 
     const requeued = await deps.requests.transitionNode(request.id, node.node_id, ['in_progress'], { status: 'pending', error: failure, lease_expires_at: 0 });
     if (requeued) {
       await emitNode(deps, requeued);
-      await deps.enqueue([{ request_id: request.id, node_id: node.node_id, node_type: node.node_type }], retryDelayMs(definition.retry!, node.attempt_count) / 1000);
+      await deps.enqueue(
+        [{ request_id: request.id, node_id: node.node_id, node_type: node.node_type }],
+        retryDelayMs(definition.retry!, node.attempt_count) / 1000,
+      );
     }
     return;
   }
   const failedAt = new Date().toISOString();
-  if (!(await deps.requests.settleNode(request.id, node.node_id, ['in_progress'], { status: 'failed', error: failure, failed_at: failedAt }, node.attempt_count))) return;
+  if (
+    !(await deps.requests.settleNode(request.id, node.node_id, ['in_progress'], { status: 'failed', error: failure, failed_at: failedAt }, node.attempt_count))
+  )
+    return;
   const failed = { ...node, status: 'failed' as const, error: failure, failed_at: failedAt };
   await emitNode(deps, failed);
   await afterSettled(deps, request, graph, failed, () => 0);
@@ -321,7 +339,10 @@ async function afterSettled(deps: EngineDeps, request: WorkflowRequest, graph: G
       }
       // A child with one parent is ready when that parent settles: a read
       // instead of the fan-in bookkeeping write.
-      const child = (graph.parents.get(edge.to)?.length ?? 0) === 1 ? await onlyParentDone(deps, request.id, edge.to, parent.node_id, activated) : await deps.requests.markParentsDone(request.id, edge.to, [parent.node_id], activated ? [parent.node_id] : []);
+      const child =
+        (graph.parents.get(edge.to)?.length ?? 0) === 1
+          ? await onlyParentDone(deps, request.id, edge.to, parent.node_id, activated)
+          : await deps.requests.markParentsDone(request.id, edge.to, [parent.node_id], activated ? [parent.node_id] : []);
       if (child) await dispatchChild(deps, request, graph, child, deadline, next);
     }
   }
@@ -340,7 +361,14 @@ interface Dispatch {
 }
 
 /** What to do with a child whose parent just settled (or was replayed). */
-async function dispatchChild(deps: EngineDeps, request: WorkflowRequest, graph: Graph, child: NodeExecution, deadline: () => number, next: Dispatch): Promise<void> {
+async function dispatchChild(
+  deps: EngineDeps,
+  request: WorkflowRequest,
+  graph: Graph,
+  child: NodeExecution,
+  deadline: () => number,
+  next: Dispatch,
+): Promise<void> {
   if (child.status === 'pending') {
     next.queued.push({ request_id: request.id, node_id: child.node_id, node_type: child.node_type }); // A replay: the first enqueue may have been lost.
   } else if (child.status === 'completed' || child.status === 'skipped') {
@@ -356,7 +384,8 @@ async function dispatchChild(deps: EngineDeps, request: WorkflowRequest, graph: 
     } else if (isPure(graph.nodes.get(child.node_id)) && runsHere(deps, child.node_type) && deadline() > INLINE_MARGIN_MS) {
       next.inline.push(child);
     } else {
-      if (await deps.requests.transitionNode(request.id, child.node_id, ['blocked'], { status: 'pending' })) await emitNode(deps, { ...child, status: 'pending' });
+      if (await deps.requests.transitionNode(request.id, child.node_id, ['blocked'], { status: 'pending' }))
+        await emitNode(deps, { ...child, status: 'pending' });
       next.queued.push({ request_id: request.id, node_id: child.node_id, node_type: child.node_type });
     }
   } else if (child.status === 'blocked') {

@@ -1,7 +1,7 @@
-import { isTerminalNode, type FailureInfo, type NodeExecution, type NodeStatus, type WorkflowRequestsRepo } from '../data/workflow-requests.js';
 import type { InteractionsRepo } from '../data/interactions.js';
+import { type FailureInfo, isTerminalNode, type NodeExecution, type NodeStatus, type WorkflowRequestsRepo } from '../data/workflow-requests.js';
 import { interactionIdFor } from './approval.js';
-import { emitNode, emitRequest, EventBuffer } from './emit.js';
+import { EventBuffer, emitNode, emitRequest } from './emit.js';
 import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
 import { wakeParent } from './wake.js';
 
@@ -24,7 +24,6 @@ export async function settleAs(deps: FinishDeps, node: NodeExecution, status: 's
   await emitNode(deps, { ...node, ...set });
   return true;
 }
-
 
 /**
  * Moves the request to a terminal state (once: conditional) and settles every

@@ -26,7 +26,11 @@ export const enqueueNodeTasks: EnqueueNodeTasks = async (tasks, delaySeconds = 0
       const result = await sqsClient().send(
         new SendMessageBatchCommand({
           QueueUrl: queueUrl,
-          Entries: batch.map((task, j) => ({ Id: String(j), MessageBody: JSON.stringify(task), DelaySeconds: Math.min(900, Math.max(0, Math.ceil(delaySeconds))) })),
+          Entries: batch.map((task, j) => ({
+            Id: String(j),
+            MessageBody: JSON.stringify(task),
+            DelaySeconds: Math.min(900, Math.max(0, Math.ceil(delaySeconds))),
+          })),
         }),
       );
       if (result.Failed?.length) throw new Error(`SQS refused ${result.Failed.length} node tasks: ${result.Failed[0]?.Message}`);

@@ -1,8 +1,8 @@
 import { edgeTaken, evaluateJsonata } from './jsonata.js';
 import type { WorkerRuntime } from './node-runner.js';
 
-export { NodeFailure } from './node-failure.js';
 export { edgeTaken, evaluateJsonata } from './jsonata.js';
+export { NodeFailure } from './node-failure.js';
 export type { NodeRunContext, NodeRunner } from './node-runner.js';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NodeExecution, WorkflowRequest, WorkflowRequestsRepo } from '../data/workflow-requests.js';
-import { ValidationError, type FieldError } from '../errors.js';
+import { type FieldError, ValidationError } from '../errors.js';
 import type { WorkflowDefinition } from '../schemas/workflow-definition.js';
 import { isExecutable, NODE_PRECHECKS } from './capabilities.js';
 import { finishRequest } from './finish.js';

@@ -4,7 +4,7 @@ import { chatsRepo } from '../data/chats.js';
 import { interactionsRepo } from '../data/interactions.js';
 import { workflowRequestsRepo } from '../data/workflow-requests.js';
 import { workflowsRepo } from '../data/workflows.js';
-import { processNodeTask, type EngineDeps } from './executor.js';
+import { type EngineDeps, processNodeTask } from './executor.js';
 import { enqueueNodeTasks, type NodeTask } from './node-queue.js';
 import type { WorkerRuntime } from './node-runner.js';
 

@@ -1,4 +1,4 @@
-import { tokensRepo, type TokensRepo } from '../data/tokens.js';
+import { type TokensRepo, tokensRepo } from '../data/tokens.js';
 import { authenticateBearer } from '../domain/bearer.js';
 import type { HttpMiddleware } from './handler.js';
 import { header } from './responses.js';

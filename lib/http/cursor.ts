@@ -18,7 +18,13 @@ const checksum = (payload: string): string => createHash('sha256').update(`curso
 
 const filterHash = (filters: Record<string, unknown>): string =>
   createHash('sha256')
-    .update(JSON.stringify(Object.entries(filters).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b))))
+    .update(
+      JSON.stringify(
+        Object.entries(filters)
+          .filter(([, v]) => v !== undefined)
+          .sort(([a], [b]) => a.localeCompare(b)),
+      ),
+    )
     .digest('base64url')
     .slice(0, 16);
 

@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import { logger } from '../observability/logger.js';
 import { checkIdempotencyKey, type IdempotentCall } from './idempotency-key.js';
 import { parseBody, parseQuery } from './parse.js';
-import { errorResponse, type ErrorFormat } from './problem.js';
+import { type ErrorFormat, errorResponse } from './problem.js';
 import { header } from './responses.js';
 import type { ApiContext, HttpEvent, HttpResult, Principal } from './types.js';
 
@@ -92,10 +92,7 @@ const validateInput = <B, Q>(options: RouteOptions<B, Q>): HttpMiddleware => ({
  * Builds a Lambda handler for one HTTP route: request id → auth → input
  * validation → (idempotency) → `fn`. `fn` only shapes the answer.
  */
-export function httpHandler<B = undefined, Q = undefined>(
-  options: RouteOptions<B, Q>,
-  fn: (request: ApiRequest<B, Q>) => Promise<HttpResult>,
-) {
+export function httpHandler<B = undefined, Q = undefined>(options: RouteOptions<B, Q>, fn: (request: ApiRequest<B, Q>) => Promise<HttpResult>) {
   const core = async (event: HttpEvent, context: ApiContext): Promise<HttpResult> => {
     const api = context.api;
     const request: ApiRequest<B, Q> = {
@@ -109,10 +106,8 @@ export function httpHandler<B = undefined, Q = undefined>(
     };
     const key = header(event.headers, 'idempotency-key');
     if (!options.idempotency || key === undefined) return fn(request);
-    return options.idempotency(
-      { accountId: api.principal?.accountId ?? 'anonymous', route: event.routeKey, key, body: api.rawBody ?? null },
-      context,
-      () => fn(request),
+    return options.idempotency({ accountId: api.principal?.accountId ?? 'anonymous', route: event.routeKey, key, body: api.rawBody ?? null }, context, () =>
+      fn(request),
     );
   };
   const handler = middy<HttpEvent, HttpResult, Error, ApiContext>(core).use(requestContext(options.errors ?? 'problem'));

@@ -1,7 +1,7 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IdempotencyItemAlreadyExistsError, IdempotencyItemNotFoundError, IdempotencyRecordStatus } from '@aws-lambda-powertools/idempotency';
 import { BasePersistenceLayer, IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../data/keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from '../data/table.js';
@@ -39,22 +39,25 @@ export class SingleTableIdempotencyStore extends BasePersistenceLayer {
     const { db, tableName } = this.table;
     const now = Date.now();
     try {
-      await db.send(new PutCommand({
-        TableName: tableName,
-        Item: {
-          ...keys.idempotency(record.idempotencyKey),
-          entity: 'idempotency_record',
-          [TABLE_DEFINITION.ttlAttribute]: record.expiryTimestamp,
-          status: record.getStatus(),
-          in_progress_expiration: record.inProgressExpiryTimestamp,
-          validation: this.isPayloadValidationEnabled() ? record.payloadHash : undefined,
-        },
-        // Free, expired (TTL deletion is not prompt), or in progress past its own deadline.
-        ConditionExpression: 'attribute_not_exists(pk) OR #expiry < :now OR (#status = :inprogress AND attribute_exists(in_progress_expiration) AND in_progress_expiration < :now_ms)',
-        ExpressionAttributeNames: { '#expiry': TABLE_DEFINITION.ttlAttribute, '#status': 'status' },
-        ExpressionAttributeValues: { ':now': now / 1000, ':now_ms': now, ':inprogress': IdempotencyRecordStatus.INPROGRESS },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }));
+      await db.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...keys.idempotency(record.idempotencyKey),
+            entity: 'idempotency_record',
+            [TABLE_DEFINITION.ttlAttribute]: record.expiryTimestamp,
+            status: record.getStatus(),
+            in_progress_expiration: record.inProgressExpiryTimestamp,
+            validation: this.isPayloadValidationEnabled() ? record.payloadHash : undefined,
+          },
+          // Free, expired (TTL deletion is not prompt), or in progress past its own deadline.
+          ConditionExpression:
+            'attribute_not_exists(pk) OR #expiry < :now OR (#status = :inprogress AND attribute_exists(in_progress_expiration) AND in_progress_expiration < :now_ms)',
+          ExpressionAttributeNames: { '#expiry': TABLE_DEFINITION.ttlAttribute, '#status': 'status' },
+          ExpressionAttributeValues: { ':now': now / 1000, ':now_ms': now, ':inprogress': IdempotencyRecordStatus.INPROGRESS },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       // The document client leaves the item on a failed condition as DynamoDB sent it, in attribute values.
@@ -68,23 +71,25 @@ export class SingleTableIdempotencyStore extends BasePersistenceLayer {
 
   protected async _updateRecord(record: IdempotencyRecord): Promise<void> {
     const { db, tableName } = this.table;
-    await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: keys.idempotency(record.idempotencyKey),
-      UpdateExpression: `SET #expiry = :expiry, #status = :status${record.responseData !== undefined ? ', #data = :data' : ''}${this.isPayloadValidationEnabled() ? ', #validation = :validation' : ''}`,
-      ExpressionAttributeNames: {
-        '#expiry': TABLE_DEFINITION.ttlAttribute,
-        '#status': 'status',
-        ...(record.responseData !== undefined ? { '#data': 'data' } : {}),
-        ...(this.isPayloadValidationEnabled() ? { '#validation': 'validation' } : {}),
-      },
-      ExpressionAttributeValues: {
-        ':expiry': record.expiryTimestamp,
-        ':status': record.getStatus(),
-        ...(record.responseData !== undefined ? { ':data': record.responseData } : {}),
-        ...(this.isPayloadValidationEnabled() ? { ':validation': record.payloadHash } : {}),
-      },
-    }));
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.idempotency(record.idempotencyKey),
+        UpdateExpression: `SET #expiry = :expiry, #status = :status${record.responseData !== undefined ? ', #data = :data' : ''}${this.isPayloadValidationEnabled() ? ', #validation = :validation' : ''}`,
+        ExpressionAttributeNames: {
+          '#expiry': TABLE_DEFINITION.ttlAttribute,
+          '#status': 'status',
+          ...(record.responseData !== undefined ? { '#data': 'data' } : {}),
+          ...(this.isPayloadValidationEnabled() ? { '#validation': 'validation' } : {}),
+        },
+        ExpressionAttributeValues: {
+          ':expiry': record.expiryTimestamp,
+          ':status': record.getStatus(),
+          ...(record.responseData !== undefined ? { ':data': record.responseData } : {}),
+          ...(this.isPayloadValidationEnabled() ? { ':validation': record.payloadHash } : {}),
+        },
+      }),
+    );
   }
 
   protected async _deleteRecord(record: IdempotencyRecord): Promise<void> {

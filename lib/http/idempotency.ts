@@ -1,12 +1,11 @@
-import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
-import { IdempotencyAlreadyInProgressError, IdempotencyValidationError } from '@aws-lambda-powertools/idempotency';
+import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { Context } from 'aws-lambda';
 import { IDEMPOTENCY_TTL_SECONDS } from '../config/limits.js';
 import { keys } from '../data/keys.js';
 import { IdempotencyKeyConflictError, IdempotencyKeyInFlightError } from '../errors.js';
-import { SingleTableIdempotencyStore } from './idempotency-store.js';
 import type { IdempotentCall } from './idempotency-key.js';
+import { SingleTableIdempotencyStore } from './idempotency-store.js';
 import type { HttpResult } from './types.js';
 
 let defaultStore: SingleTableIdempotencyStore | undefined;

@@ -1,12 +1,5 @@
 import type { z } from 'zod';
-import {
-  InvalidBodyError,
-  InvalidJsonError,
-  InvalidParameterError,
-  UnknownFieldError,
-  ValidationError,
-  type FieldError,
-} from '../errors.js';
+import { type FieldError, InvalidBodyError, InvalidJsonError, InvalidParameterError, UnknownFieldError, ValidationError } from '../errors.js';
 import type { HttpEvent } from './types.js';
 
 type Issue = z.core.$ZodIssue;

@@ -1,5 +1,5 @@
-import { ApiError, InternalError } from '../errors.js';
 import type { ServiceEnv } from '../config/env.js';
+import { ApiError, InternalError } from '../errors.js';
 import type { HttpResult } from './types.js';
 
 export type ErrorFormat = 'problem' | 'message';

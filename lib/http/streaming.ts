@@ -50,8 +50,7 @@ export function sseFrame(data: string, id?: number | string): string {
 export const jsonFrame = (payload: unknown, id?: number | string): string => sseFrame(JSON.stringify(payload), id);
 
 /** Sets status and headers, and returns the stream to write the body to. */
-export const openStream = (responseStream: Writable, metadata: ResponseMetadata): Writable =>
-  awslambda.HttpResponseStream.from(responseStream, metadata);
+export const openStream = (responseStream: Writable, metadata: ResponseMetadata): Writable => awslambda.HttpResponseStream.from(responseStream, metadata);
 
 /** Opens a `text/event-stream` answer (200). */
 export const openEventStream = (responseStream: Writable, requestId: string): Writable =>

@@ -1,11 +1,11 @@
+import { adminCommands } from '../admin/commands.js';
+import { serviceEnv } from '../config/env.js';
 import { accountsRepo } from '../data/accounts.js';
 import { defaultTable } from '../data/table.js';
 import { tokensRepo } from '../data/tokens.js';
-import { adminCommands } from '../admin/commands.js';
 import { mintToken } from '../domain/api-tokens.js';
 import { randomSecret } from '../domain/crypto.js';
 import { newTokenId } from '../domain/ids.js';
-import { serviceEnv } from '../config/env.js';
 
 const DEMO_EMAIL = 'demo@example.com';
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { matchRoute, type RouteDefinition } from '../routes.js';
 import { loadHandler } from './handlers.js';
-import { installAwsLambdaGlobal, isStreamingHandler, lambdaContext, LocalResponseStream } from './lambda-runtime.js';
+import { installAwsLambdaGlobal, isStreamingHandler, LocalResponseStream, lambdaContext } from './lambda-runtime.js';
 
 /** API Gateway's payload limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -51,7 +51,10 @@ export function toApiGatewayEvent(req: IncomingMessage, body: Buffer, routeKey: 
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
     if (name === 'cookie') {
-      cookies = (Array.isArray(value) ? value.join(';') : value).split(';').map((c) => c.trim()).filter(Boolean);
+      cookies = (Array.isArray(value) ? value.join(';') : value)
+        .split(';')
+        .map((c) => c.trim())
+        .filter(Boolean);
       continue;
     }
     headers[name] = Array.isArray(value) ? value.join(',') : value;

@@ -1,4 +1,4 @@
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { loadHandler } from './handlers.js';
 import { lambdaContext } from './lambda-runtime.js';
@@ -29,7 +29,11 @@ function toRecord(message: Message, queueArn: string, region: string): SQSRecord
     messageAttributes: Object.fromEntries(
       Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
         name,
-        { dataType: value.DataType ?? 'String', stringValue: value.StringValue, binaryValue: value.BinaryValue ? Buffer.from(value.BinaryValue).toString('base64') : undefined },
+        {
+          dataType: value.DataType ?? 'String',
+          stringValue: value.StringValue,
+          binaryValue: value.BinaryValue ? Buffer.from(value.BinaryValue).toString('base64') : undefined,
+        },
       ]),
     ),
     md5OfBody: message.MD5OfBody ?? '',

@@ -2,9 +2,9 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DescribeTimeToLiveCommand,
+  type DynamoDBClient,
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
-  type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { TABLE_DEFINITION } from '../data/table-definition.js';

@@ -1,9 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { QUEUES, queueUrlVariable, type QueueDefinition } from '../queues.js';
+import { QUEUES, type QueueDefinition, queueUrlVariable } from '../queues.js';
 import { ROUTES, type RouteDefinition } from '../routes.js';
-import { startDynamoDbLocal, startSqsEmulator, type RunningService } from './emulators.js';
-import { startGateway, type RunningGateway } from './gateway.js';
+import { type RunningService, startDynamoDbLocal, startSqsEmulator } from './emulators.js';
+import { type RunningGateway, startGateway } from './gateway.js';
 import { startPoller } from './poller.js';
 import { ensureQueues, ensureTable, type ProvisionedQueue } from './provision.js';
 

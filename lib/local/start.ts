@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
-import { LocalStackError } from './emulators.js';
 import { ensureDemoAccount } from './demo.js';
+import { LocalStackError } from './emulators.js';
 import { startLocalStack } from './stack.js';
 import { clearLocalStackState, writeLocalStackState } from './state.js';
 
@@ -36,7 +36,13 @@ async function main(): Promise<void> {
     onRequest: quiet ? undefined : (r) => console.log(`${r.method} ${r.path} ${r.status} ${r.ms}ms`),
     onWorkerError: (error) => console.error('worker error:', error),
   });
-  writeLocalStackState({ pid: process.pid, url: stack.url, dynamodbEndpoint: stack.dynamodbEndpoint, sqsEndpoint: stack.sqsEndpoint, tableName: stack.tableName });
+  writeLocalStackState({
+    pid: process.pid,
+    url: stack.url,
+    dynamodbEndpoint: stack.dynamodbEndpoint,
+    sqsEndpoint: stack.sqsEndpoint,
+    tableName: stack.tableName,
+  });
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -51,7 +57,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
   console.log(`Workflow service listening on ${stack.url}`);
-  console.log(`  DynamoDB: ${stack.dynamodbEndpoint} (table ${stack.tableName}${process.env.LOCAL_DATA_DIR ? `, data in ${process.env.LOCAL_DATA_DIR}` : ', in memory'})`);
+  console.log(
+    `  DynamoDB: ${stack.dynamodbEndpoint} (table ${stack.tableName}${process.env.LOCAL_DATA_DIR ? `, data in ${process.env.LOCAL_DATA_DIR}` : ', in memory'})`,
+  );
   console.log(`  SQS:      ${stack.sqsEndpoint}`);
   console.log(`  OpenAPI:  ${stack.url}/openapi.json`);
 

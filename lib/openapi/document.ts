@@ -1,12 +1,12 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { registerAuthPaths } from './paths/auth.js';
 import { registerTokenPaths } from './paths/api-tokens.js';
+import { registerAuthPaths } from './paths/auth.js';
 import { registerCommon } from './paths/common.js';
 import { registerInteractionPaths } from './paths/interactions.js';
 import { registerMemoryPaths } from './paths/memory.js';
+import { registerServicePaths } from './paths/service.js';
 import { registerWorkflowRequestPaths } from './paths/workflow-requests.js';
 import { registerWorkflowRequestStreamPaths } from './paths/workflow-requests-stream.js';
-import { registerServicePaths } from './paths/service.js';
 import { registerWorkflowPaths } from './paths/workflows.js';
 
 /** Every tag an operation uses, in the order a reader meets them. */

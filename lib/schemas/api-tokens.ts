@@ -1,5 +1,5 @@
-import { LIST_LIMIT_MAX, TOKEN_MAX_MINUTES } from '../config/limits.js';
 import * as z from 'zod';
+import { LIST_LIMIT_MAX, TOKEN_MAX_MINUTES } from '../config/limits.js';
 import { limitParam } from './common.js';
 
 export const CreateTokenBody = z

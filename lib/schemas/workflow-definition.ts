@@ -54,7 +54,10 @@ export const DefinitionNode = z
   .strictObject({
     // z.guid, not z.uuid: any 8-4-4-4-12 hex id, so that hand-written ids such
     // as 00000000-0000-0000-0000-000000000001 (no RFC 9562 version) are accepted.
-    id: z.guid().optional().meta({ description: 'A UUID chosen by the client, or assigned by the service. Ids are compared case-insensitively and stored lower-case.' }),
+    id: z
+      .guid()
+      .optional()
+      .meta({ description: 'A UUID chosen by the client, or assigned by the service. Ids are compared case-insensitively and stored lower-case.' }),
     name: z.string().min(1).max(200),
     type: z.string().meta({ description: `One of ${NODE_TYPES.join(', ')}.` }),
     config: z.record(z.string(), z.unknown()).default({}),

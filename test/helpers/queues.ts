@@ -20,7 +20,10 @@ export async function queuesDrained(stack: { sqsEndpoint: string; queues: Provis
         for (const url of stack.queues.flatMap((q) => [q.url, q.dlqUrl])) {
           const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: [...COUNTS] }));
           const left = Object.fromEntries(COUNTS.map((name) => [name, Number(Attributes[name] ?? 0)]));
-          assert.ok(Object.values(left).every((n) => n === 0), `${url} still holds messages: ${JSON.stringify(left)}`);
+          assert.ok(
+            Object.values(left).every((n) => n === 0),
+            `${url} still holds messages: ${JSON.stringify(left)}`,
+          );
         }
       },
       { timeout: timeoutMs, interval: 100 },

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createDynamoDb } from '../../lib/aws/clients.js';
-import type { TableRef } from '../../lib/data/table.js';
 import { adminCommands } from '../../lib/admin/commands.js';
-import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../lib/local/stack.js';
+import { createDynamoDb } from '../../lib/aws/clients.js';
 import { readEnv } from '../../lib/config/env.js';
+import type { TableRef } from '../../lib/data/table.js';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../lib/local/stack.js';
 
 /**
  * One gateway per test file, on the run's shared DynamoDB Local and SQS
@@ -30,10 +30,7 @@ export interface TestAccount {
   password: string;
 }
 
-export async function createAccount(
-  table: TableRef,
-  options: { plan?: 'free' | 'pro' | 'team'; balanceUsd?: number } = {},
-): Promise<TestAccount> {
+export async function createAccount(table: TableRef, options: { plan?: 'free' | 'pro' | 'team'; balanceUsd?: number } = {}): Promise<TestAccount> {
   const email = `user-${randomUUID()}@example.com`;
   const password = `pw-${randomUUID()}`;
   const created = await adminCommands(table)['account:create']({

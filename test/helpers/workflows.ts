@@ -33,7 +33,12 @@ export async function createVersion(api: Api, nodes: TestNode[], edges: Array<{ 
 }
 
 /** Starts a run of the version at its entry nodes; returns the request id. */
-export async function runVersion(api: Api, v: { id: string; entry_node_ids: string[] }, payload: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+export async function runVersion(
+  api: Api,
+  v: { id: string; entry_node_ids: string[] },
+  payload: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+) {
   const started = await api('POST', '/v1/workflow-requests/run', { workflow_version_id: v.id, entry_node_ids: v.entry_node_ids, payload, ...extra });
   assert.equal(started.status, 202, JSON.stringify(started.body));
   return started.body.workflow_request_id as string;
@@ -49,7 +54,8 @@ export function settledTree(api: Api, requestId: string, timeoutMs = 20_000): Pr
   return vi.waitFor(
     async () => {
       const tree = (await api('GET', `/v1/workflow-requests/${requestId}/tree`)).body as Tree;
-      if (!['completed', 'failed', 'stopped'].includes(tree.workflow_request.status)) throw new Error(`request still ${tree.workflow_request.status}: ${JSON.stringify(tree)}`);
+      if (!['completed', 'failed', 'stopped'].includes(tree.workflow_request.status))
+        throw new Error(`request still ${tree.workflow_request.status}: ${JSON.stringify(tree)}`);
       return tree;
     },
     { timeout: timeoutMs, interval: 100 },

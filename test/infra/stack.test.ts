@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { test } from 'vitest';
-import { App, Validations, type CfnElement } from 'aws-cdk-lib';
+import { App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { test } from 'vitest';
 import { cloudFrontPathPattern, queueUrlEnvName, REPO_ROOT, WorkflowServiceStack } from '../../infra/stack.js';
 import { TABLE_DEFINITION } from '../../lib/data/table-definition.js';
 import type { QueueDefinition } from '../../lib/queues.js';
@@ -38,7 +38,11 @@ const httpRoutes = routes.filter((r) => !r.streaming);
 // Same feature flags as `cdk synth` (cdk.json), same cdk-nag plugin as infra/app.ts.
 const cdkJson = JSON.parse(readFileSync(resolve(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
 const app = new App({ context: cdkJson.context });
-const stack = new WorkflowServiceStack(app, 'WorkflowServiceTest', { routes, queues: [TEST_QUEUE], workerEnvironment: { HTTP_NODE_ALLOWED_HOSTS: '10.0.0.0/8', OPENAI_API_KEY: 'test-key' } });
+const stack = new WorkflowServiceStack(app, 'WorkflowServiceTest', {
+  routes,
+  queues: [TEST_QUEUE],
+  workerEnvironment: { HTTP_NODE_ALLOWED_HOSTS: '10.0.0.0/8', OPENAI_API_KEY: 'test-key' },
+});
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
 
 // Unacknowledged cdk-nag findings make synthesis throw (the report is in the error).
@@ -168,7 +172,11 @@ test('one nodejs22.x arm64 function per HTTP route, plus stream, worker and dead
     assert.equal(env.NODE_OPTIONS, '--enable-source-maps');
     // Every function may check that the OpenAI-compatible provider is configured; only workers get its key.
     assert.equal(env.OPENAI_CONFIGURED, 'true');
-    assert.equal(env.OPENAI_API_KEY !== undefined, String(fn.Properties?.Description ?? '').startsWith('Worker for queue'), `${String(fn.Properties?.Description)}: OPENAI_API_KEY only on workers`);
+    assert.equal(
+      env.OPENAI_API_KEY !== undefined,
+      String(fn.Properties?.Description ?? '').startsWith('Worker for queue'),
+      `${String(fn.Properties?.Description)}: OPENAI_API_KEY only on workers`,
+    );
   }
   for (const route of httpRoutes) {
     tpl().hasResourceProperties('AWS::Lambda::Function', {
@@ -223,7 +231,11 @@ test('grants follow route.table exactly', () => {
     assert.ok(!readActions.includes(action), `${read.id} (read) may not ${action}`);
   }
   const noneActions = actionsOf(functionOf(none.id));
-  assert.deepEqual(noneActions.filter((a) => a.startsWith('dynamodb:')), [], `${none.id} (none) has no dynamodb actions`);
+  assert.deepEqual(
+    noneActions.filter((a) => a.startsWith('dynamodb:')),
+    [],
+    `${none.id} (none) has no dynamodb actions`,
+  );
   const writeActions = actionsOf(functionOf(readwrite.id));
   for (const action of ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']) {
     assert.ok(writeActions.includes(action), `${readwrite.id} (readwrite) may ${action}`);

@@ -153,7 +153,11 @@ describe('agent nodes and context memory', () => {
     try {
       const tree = await runToEnd({ workflow_version_id: versionId, entry_node_ids: [agentId], query: 'quiet please' });
       assert.equal(tree.workflow_request.status, 'completed');
-      assert.deepEqual(tree.node_executions[0].output_data, { content: 'QUIET PLEASE', model: 'openai/gpt-test', usage: { input_tokens: 7, output_tokens: 3 } });
+      assert.deepEqual(tree.node_executions[0].output_data, {
+        content: 'QUIET PLEASE',
+        model: 'openai/gpt-test',
+        usage: { input_tokens: 7, output_tokens: 3 },
+      });
       const call = openAiCalls.at(-1)!;
       assert.equal(call.model, 'gpt-test');
       assert.deepEqual(call.messages, [
@@ -162,7 +166,10 @@ describe('agent nodes and context memory', () => {
       ]);
       // Without a chat, the request id is the context memory id.
       const memory = await api('GET', `/v1/chat-memory/${agentId}?chat_id=${tree.workflow_request.id}`);
-      assert.deepEqual(memory.body.messages.map((m: { content: string }) => m.content), ['quiet please', 'QUIET PLEASE']);
+      assert.deepEqual(
+        memory.body.messages.map((m: { content: string }) => m.content),
+        ['quiet please', 'QUIET PLEASE'],
+      );
     } finally {
       delete process.env.OPENAI_API_KEY;
       delete process.env.OPENAI_BASE_URL;

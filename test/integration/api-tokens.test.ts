@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { adminCommands } from '../../lib/admin/commands.js';
 import { tokensRepo } from '../../lib/data/tokens.js';
 import { formatToken, tokenHash } from '../../lib/domain/api-tokens.js';
-import { adminCommands } from '../../lib/admin/commands.js';
+import { ROUTES } from '../../lib/routes.js';
 import { bearer, createAccount, login, mintToken, signedUpUser, startTestStack } from '../helpers/stack.js';
 import { TEST_ROUTES } from './fixtures/routes.js';
-import { ROUTES } from '../../lib/routes.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 
@@ -194,7 +194,10 @@ describe('bearer authentication', () => {
     });
     assert.equal((await get('/v2/test/whoami', bearer(expired))).status, 401);
     const list = (await (await get('/v1/api-tokens', bearer(user.token))).json()) as { tokens: Array<{ id: string }> };
-    assert.deepEqual(list.tokens.map((t) => t.id), [user.tokenId]);
+    assert.deepEqual(
+      list.tokens.map((t) => t.id),
+      [user.tokenId],
+    );
   });
 
   test('a suspended account gets 403 forbidden saying so, and works again when unsuspended', async () => {
@@ -233,7 +236,10 @@ describe('listing and revoking tokens', () => {
     assert.equal(seen.length, 3);
     // Oldest first: the token minted at sign-up, then the two named ones.
     assert.match(seen[0]!.name as string, /^API Token - /);
-    assert.deepEqual(seen.slice(1).map((t) => t.name), ['second', 'third']);
+    assert.deepEqual(
+      seen.slice(1).map((t) => t.name),
+      ['second', 'third'],
+    );
     for (const token of seen) {
       assert.deepEqual(Object.keys(token).sort(), ['created_at', 'expires_at', 'id', 'name', 'scope', 'status']);
       assert.equal(token.status, 'active');

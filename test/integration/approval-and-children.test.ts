@@ -15,7 +15,10 @@ afterAll(async () => {
   await stack.stop();
 });
 
-const api = apiFor(() => stack.url, () => user.token);
+const api = apiFor(
+  () => stack.url,
+  () => user.token,
+);
 const respond = (id: string, body: unknown, key = randomUUID()) => api('POST', `/v2/interactions/${id}/respond`, body, { 'Idempotency-Key': key });
 const version = (nodes: TestNode[], edges: Array<{ from: string; to: string; when?: string }>) => createVersion(api, nodes, edges);
 
@@ -91,7 +94,7 @@ describe('approval nodes and interactions', () => {
     assert.equal(done.workflow_request.error.code, 'approval_rejected');
   });
 
-  test("stopping a waiting request cancels its interaction; other accounts see nothing", async () => {
+  test('stopping a waiting request cancels its interaction; other accounts see nothing', async () => {
     const gate = node('gate', 'approval');
     const v = await version([gate], []);
     const id = (await api('POST', '/v1/workflow-requests/run', { workflow_version_id: v.id, entry_node_ids: [gate.id] })).body.workflow_request_id;
@@ -127,8 +130,9 @@ describe('workflow nodes (child requests)', () => {
       ],
     );
     const chat = await api('POST', '/v1/chats', { title: 'scenario' });
-    const id = (await api('POST', '/v1/workflow-requests/run', { workflow_version_id: parent.id, entry_node_ids: [agent.id], chat_id: chat.body.id, query: 'go' }))
-      .body.workflow_request_id;
+    const id = (
+      await api('POST', '/v1/workflow-requests/run', { workflow_version_id: parent.id, entry_node_ids: [agent.id], chat_id: chat.body.id, query: 'go' })
+    ).body.workflow_request_id;
     const interaction = await pendingInteraction(id);
     await respond(interaction.id, { type: 'approval', approved: true });
     const done = await whenStatus(id, ['completed', 'failed', 'stopped']);
@@ -143,7 +147,10 @@ describe('workflow nodes (child requests)', () => {
     assert.equal(childTree.workflow_request.status, 'completed');
     assert.deepEqual(byId(sub.id).output_data, { workflow_request_id: childTree.workflow_request.id, outputs: { [childDouble.id]: { doubled: 42 } } });
     const memory = await api('GET', `/v1/chat-memory/${agent.id}?chat_id=${chat.body.id}`);
-    assert.deepEqual(memory.body.messages.map((m: { content: string }) => m.content), ['go', 'go']);
+    assert.deepEqual(
+      memory.body.messages.map((m: { content: string }) => m.content),
+      ['go', 'go'],
+    );
   });
 
   test('stopping a parent stops its running child', async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { QUEUES } from '../../lib/queues.js';
 import { queuesDrained } from '../helpers/queues.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
-import { apiFor, createVersion, node as baseNode, runVersion, settledTree, type TestNode, type Tree } from '../helpers/workflows.js';
+import { apiFor, node as baseNode, createVersion, runVersion, settledTree, type TestNode, type Tree } from '../helpers/workflows.js';
 
 // The handlers run in this process and the http node reads its settings on every call:
 // the local test server on 127.0.0.1 is reachable over plain http for these tests.
@@ -71,7 +71,10 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const api = apiFor(() => stack.url, () => user.token);
+const api = apiFor(
+  () => stack.url,
+  () => user.token,
+);
 type Node = TestNode;
 const node = (name: string, type: string, config: Record<string, unknown>, extra: Partial<Node> = {}): Node => ({ ...baseNode(name, type, config), ...extra });
 const version = (nodes: Node[], edges: Array<{ from: string; to: string }> = []) => createVersion(api, nodes, edges);
@@ -85,7 +88,12 @@ const fastRetry = (max_attempts: number) => ({ max_attempts, backoff_ms: 10, jit
 describe('http node in a workflow', () => {
   test('templated url and body; its output feeds the next node', async () => {
     const key = randomUUID();
-    const call = http('call', { method: 'POST', url: `${base}/users/{{ user_id }}`, headers: { 'X-Request': '{{ user_id }}' }, body: { tags: '{{ tags }}', note: 'for {{ user_id }}' } });
+    const call = http('call', {
+      method: 'POST',
+      url: `${base}/users/{{ user_id }}`,
+      headers: { 'X-Request': '{{ user_id }}' },
+      body: { tags: '{{ tags }}', note: 'for {{ user_id }}' },
+    });
     const pick = node('pick', 'transform', { expression: `\`${call.id}\`.{ "status": status, "name": body.name, "tags": body.received.tags }` });
     const v = await version([call, pick], [{ from: call.id, to: pick.id }]);
     const tree = await settled(await run(v, { user_id: key, tags: ['a', 'b'] }));

@@ -1,19 +1,19 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, test, vi } from 'vitest';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { EventSource } from 'eventsource';
+import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { adminCommands } from '../../lib/admin/commands.js';
 import { chatsRepo } from '../../lib/data/chats.js';
 import { keys, ttlFromDate } from '../../lib/data/keys.js';
 import { requestEventsReader } from '../../lib/data/request-events.js';
-import { workflowRequestsRepo, type NodeExecution, type WorkflowRequest } from '../../lib/data/workflow-requests.js';
+import { type NodeExecution, type WorkflowRequest, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 import { workflowsRepo } from '../../lib/data/workflows.js';
 import { enqueueNodeTasks, type NodeTask } from '../../lib/engine/node-queue.js';
 import { startRequest } from '../../lib/engine/start.js';
 import { streamMetrics } from '../../lib/engine/stream.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
-import { apiFor, createVersion, transform, type TestNode } from '../helpers/workflows.js';
+import { apiFor, createVersion, type TestNode, transform } from '../helpers/workflows.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let user: Awaited<ReturnType<typeof signedUpUser>>;
@@ -30,7 +30,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TERMINAL = ['completed', 'failed', 'stopped'];
 const listenPath = (id: string) => `/v1/workflow-requests/${id}/listen`;
 
-const api = apiFor(() => stack.url, () => user.token);
+const api = apiFor(
+  () => stack.url,
+  () => user.token,
+);
 const version = (nodes: TestNode[], edges: Array<{ from: string; to: string }>) => createVersion(api, nodes, edges);
 
 const chain = (length: number) => {
@@ -67,13 +70,42 @@ async function idleRequest(accountId = user.accountId, createdAt = new Date()) {
   const now = createdAt.toISOString();
   const versionId = randomUUID();
   const request: WorkflowRequest = {
-    id, account_id: accountId, workflow_id: randomUUID(), workflow_version_id: versionId, entry_node_ids: [nodeId], user_id: accountId,
-    billing_user_id: accountId, parent_node_execution_id: null, parent_workflow_request_id: id, chat_id: null, status: 'pending', payload: {},
-    query: null, metadata: null, error: null, started_at: null, completed_at: null, created_at: now, node_count: 1,
+    id,
+    account_id: accountId,
+    workflow_id: randomUUID(),
+    workflow_version_id: versionId,
+    entry_node_ids: [nodeId],
+    user_id: accountId,
+    billing_user_id: accountId,
+    parent_node_execution_id: null,
+    parent_workflow_request_id: id,
+    chat_id: null,
+    status: 'pending',
+    payload: {},
+    query: null,
+    metadata: null,
+    error: null,
+    started_at: null,
+    completed_at: null,
+    created_at: now,
+    node_count: 1,
   };
   const node: NodeExecution = {
-    id: randomUUID(), workflow_request_id: id, node_id: nodeId, node_type: 'transform', workflow_version_id: versionId, status: 'pending', input_data: null,
-    output_data: null, attempt_count: 0, error: null, parent_count: 0, created_at: now, started_at: null, completed_at: null, failed_at: null,
+    id: randomUUID(),
+    workflow_request_id: id,
+    node_id: nodeId,
+    node_type: 'transform',
+    workflow_version_id: versionId,
+    status: 'pending',
+    input_data: null,
+    output_data: null,
+    attempt_count: 0,
+    error: null,
+    parent_count: 0,
+    created_at: now,
+    started_at: null,
+    completed_at: null,
+    failed_at: null,
   };
   await workflowRequestsRepo(stack.table).create(request, [node]);
   return { id, nodeId, versionId, node };
@@ -81,22 +113,26 @@ async function idleRequest(accountId = user.accountId, createdAt = new Date()) {
 
 /** A writer that allocated a seq and died before writing it. */
 async function allocateOnly(requestId: string): Promise<number> {
-  const { Attributes } = await stack.table.db.send(new UpdateCommand({
+  const { Attributes } = await stack.table.db.send(
+    new UpdateCommand({
       TableName: stack.tableName,
       Key: keys.requestEventSeq(requestId),
       UpdateExpression: 'ADD event_seq :one',
       ExpressionAttributeValues: { ':one': 1 },
       ReturnValues: 'UPDATED_NEW',
-    }));
+    }),
+  );
   return Number(Attributes?.event_seq);
 }
 
 /** Writes an event at a seq allocated earlier (a slow writer catching up). */
 async function writeEvent(requestId: string, seq: number, data: Record<string, unknown>, expiresAt = new Date(Date.now() + 86_400_000)) {
-  await stack.table.db.send(new PutCommand({
+  await stack.table.db.send(
+    new PutCommand({
       TableName: stack.tableName,
       Item: { ...keys.requestEvent(requestId, seq), entity: 'request_event', seq, created_at: new Date().toISOString(), data, ttl: ttlFromDate(expiresAt) },
-    }));
+    }),
+  );
 }
 
 interface Frame {
@@ -213,7 +249,12 @@ function eventSource(requestId: string, options: { closeOnTerminal: boolean }) {
     if (options.closeOnTerminal && event.data !== 'keepalive' && isTerminal(JSON.parse(event.data))) source.close();
   });
   source.addEventListener('error', (event) => errors.push({ code: event.code, message: event.message }));
-  return { source, messages, errors, json: () => messages.filter((m) => m.data !== 'keepalive').map((m) => ({ id: m.lastEventId, payload: JSON.parse(m.data) })) };
+  return {
+    source,
+    messages,
+    errors,
+    json: () => messages.filter((m) => m.data !== 'keepalive').map((m) => ({ id: m.lastEventId, payload: JSON.parse(m.data) })),
+  };
 }
 
 async function eventually(probe: () => boolean, timeoutMs: number, what: string) {
@@ -254,7 +295,10 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
     for (const [i, id] of ids.entries()) {
       assert.ok(Number.isInteger(id) && id > (i === 0 ? 0 : ids[i - 1]!), `ids strictly increase: ${ids}`);
     }
-    assert.ok(client.messages.every((m) => m.data === 'keepalive' || m.lastEventId !== ''), 'every data message carries its own id');
+    assert.ok(
+      client.messages.every((m) => m.data === 'keepalive' || m.lastEventId !== ''),
+      'every data message carries its own id',
+    );
     const last = live.at(-1)!.payload;
     assert.equal(last.workflow_request.status, 'completed');
     const state = fold(client.json().map((m) => m.payload));
@@ -264,7 +308,11 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
     // The raw reader sees the server end the stream right after the terminal payload.
     await raw.waitClosed();
     assert.ok(isTerminal(raw.data().at(-1)!.json));
-    assert.deepEqual(raw.data().map((f) => f.id), client.json().map((m) => m.id), 'both clients got the same frames');
+    assert.deepEqual(
+      raw.data().map((f) => f.id),
+      client.json().map((m) => m.id),
+      'both clients got the same frames',
+    );
   });
 
   test('EventSource reconnecting after the end of a finished request gets 204 and stops', async () => {
@@ -275,7 +323,10 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
     await vi.waitFor(
       async () => {
         const { events } = await requestEventsReader(stack.table).eventsAfter(run.id, 0, 100);
-        assert.ok(events.some((e) => isTerminal(e.data)), `the terminal event is logged: ${JSON.stringify(events)}`);
+        assert.ok(
+          events.some((e) => isTerminal(e.data)),
+          `the terminal event is logged: ${JSON.stringify(events)}`,
+        );
       },
       { timeout: 15_000, interval: 50 },
     );
@@ -284,7 +335,10 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
     const received = client.json();
     assert.equal(received.length, 2, 'one snapshot: the node and the finished request');
     assert.equal(received[1]!.payload.workflow_request.status, 'completed');
-    assert.ok(client.errors.some((e) => e.code === 204), JSON.stringify(client.errors));
+    assert.ok(
+      client.errors.some((e) => e.code === 204),
+      JSON.stringify(client.errors),
+    );
   });
 
   test('a run started over HTTP streams to a state that matches the execution tree', async () => {
@@ -327,7 +381,11 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
     first.close();
     // The client had processed up to seq 3 when it went away (it may have received more).
     const resumeAt = 3;
-    const seen = first.data().slice(5).map((f) => Number(f.id)).filter((id) => id <= resumeAt);
+    const seen = first
+      .data()
+      .slice(5)
+      .map((f) => Number(f.id))
+      .filter((id) => id <= resumeAt);
 
     await vi.waitFor(async () => assert.ok(TERMINAL.includes((await api('GET', `/v1/workflow-requests/${run.id}`)).body.status), 'the request finished'), {
       timeout: 15_000,
@@ -337,9 +395,16 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
     await second.waitClosed(20_000);
     const resumed = second.data().map((f) => Number(f.id));
     assert.ok(resumed.length > 0);
-    assert.ok(resumed.every((id) => id > resumeAt), `no snapshot, nothing at or before ${resumeAt}: ${resumed}`);
+    assert.ok(
+      resumed.every((id) => id > resumeAt),
+      `no snapshot, nothing at or before ${resumeAt}: ${resumed}`,
+    );
     const all = [...seen, ...resumed];
-    assert.deepEqual(all, Array.from({ length: all.length }, (_, i) => i + 1), 'every seq exactly once, in order');
+    assert.deepEqual(
+      all,
+      Array.from({ length: all.length }, (_, i) => i + 1),
+      'every seq exactly once, in order',
+    );
     assert.ok(isTerminal(second.data().at(-1)!.json));
 
     // A listener whose client goes away stops at once.
@@ -371,10 +436,21 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
     await writeEvent(old.id, 3, { workflow_request: { id: old.id, status: 'in_progress', workflow_version_id: old.versionId } });
     const stream = await rawListen(old.id, { 'Last-Event-ID': '0' });
     await stream.waitData(2);
-    assert.deepEqual(stream.data().map((f) => [f.id, Object.keys(f.json!)[0]]), [['3', 'node_execution'], ['3', 'workflow_request']]);
-    const { seq } = await workflowRequestsRepo(stack.table).appendEvent(old.id, { workflow_request: { id: old.id, status: 'failed', workflow_version_id: old.versionId } });
+    assert.deepEqual(
+      stream.data().map((f) => [f.id, Object.keys(f.json!)[0]]),
+      [
+        ['3', 'node_execution'],
+        ['3', 'workflow_request'],
+      ],
+    );
+    const { seq } = await workflowRequestsRepo(stack.table).appendEvent(old.id, {
+      workflow_request: { id: old.id, status: 'failed', workflow_version_id: old.versionId },
+    });
     await stream.waitClosed();
-    assert.deepEqual(stream.data().map((f) => f.id), ['3', '3', String(seq)]);
+    assert.deepEqual(
+      stream.data().map((f) => f.id),
+      ['3', '3', String(seq)],
+    );
 
     // A young request's missing event is a gap, not expiry: waited for, then skipped; no snapshot.
     const young = await idleRequest();
@@ -383,7 +459,10 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
     await writeEvent(young.id, 2, { workflow_request: { id: young.id, status: 'completed', workflow_version_id: young.versionId } });
     const resumed = await rawListen(young.id, { 'Last-Event-ID': '0' });
     await resumed.waitClosed(10_000);
-    assert.deepEqual(resumed.data().map((f) => f.id), ['2']);
+    assert.deepEqual(
+      resumed.data().map((f) => f.id),
+      ['2'],
+    );
   });
 
   test('a finished request resumed past its terminal event gets the events after it, then its terminal state', async () => {
@@ -395,8 +474,13 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
     const late = await repo.appendEvent(idle.id, { node_execution: { id: idle.node.id, node_id: idle.nodeId, status: 'stopped' } });
     const stream = await rawListen(idle.id, { 'Last-Event-ID': String(terminal.seq) });
     await stream.waitClosed(10_000);
-    assert.deepEqual(stream.data().map((f) => f.id), [String(late.seq), String(late.seq)]);
-    assert.deepEqual(stream.data()[1]!.json, { workflow_request: { id: idle.id, status: 'stopped', workflow_version_id: idle.versionId, completed_at: stopped!.completed_at } });
+    assert.deepEqual(
+      stream.data().map((f) => f.id),
+      [String(late.seq), String(late.seq)],
+    );
+    assert.deepEqual(stream.data()[1]!.json, {
+      workflow_request: { id: idle.id, status: 'stopped', workflow_version_id: idle.versionId, completed_at: stopped!.completed_at },
+    });
     const again = await fetch(`${stack.url}${listenPath(idle.id)}`, { headers: { ...bearer(user.token), 'Last-Event-ID': String(late.seq) } });
     assert.equal(again.status, 204);
   });
@@ -406,7 +490,10 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
     const repo = workflowRequestsRepo(stack.table);
     const stream = await rawListen(idle.id);
     await stream.waitData(2);
-    assert.deepEqual(stream.data().map((f) => f.id), ['0', '0']);
+    assert.deepEqual(
+      stream.data().map((f) => f.id),
+      ['0', '0'],
+    );
 
     // Idle: keepalives every 3 s; measure the reads of this one listener meanwhile.
     const before = { queries: streamMetrics.queries, gets: streamMetrics.gets, units: streamMetrics.readUnits, at: Date.now() };
@@ -419,14 +506,18 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
     assert.ok(keepalives.every((f) => f.id === undefined));
     const queriesPerSecond = (streamMetrics.queries - before.queries) / seconds;
     const unitsPerSecond = (streamMetrics.readUnits - before.units) / seconds;
-    console.info(`idle listener: ${queriesPerSecond.toFixed(2)} queries/s, ${unitsPerSecond.toFixed(2)} read units/s (DynamoDB Local), ${((streamMetrics.gets - before.gets) / seconds).toFixed(3)} GetItem/s over ${seconds.toFixed(1)} s`);
+    console.info(
+      `idle listener: ${queriesPerSecond.toFixed(2)} queries/s, ${unitsPerSecond.toFixed(2)} read units/s (DynamoDB Local), ${((streamMetrics.gets - before.gets) / seconds).toFixed(3)} GetItem/s over ${seconds.toFixed(1)} s`,
+    );
     assert.ok(queriesPerSecond <= 1.3, `at most about one Query per second while idle: ${queriesPerSecond}`);
 
     // A writer died between allocating seq 1 and writing it; seq 2 arrives only after the grace period.
     const hole = await allocateOnly(idle.id);
     assert.equal(hole, 1);
     const appendedAt = Date.now();
-    const second = await repo.appendEvent(idle.id, { node_execution: { id: idle.node.id, node_id: idle.nodeId, status: 'in_progress', output_data: null, attempt_count: 1 } });
+    const second = await repo.appendEvent(idle.id, {
+      node_execution: { id: idle.node.id, node_id: idle.nodeId, status: 'in_progress', output_data: null, attempt_count: 1 },
+    });
     assert.equal(second.seq, 2);
     await stream.waitFor((f) => f.id === '2', 10_000, 'seq 2');
     const waited = stream.frames.find((f) => f.id === '2')!.at - appendedAt;
@@ -434,7 +525,9 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
 
     // A slow writer that fills its hole within the grace period is delivered in order, without the wait.
     const slow = await allocateOnly(idle.id);
-    const after = await repo.appendEvent(idle.id, { node_execution: { id: idle.node.id, node_id: idle.nodeId, status: 'completed', output_data: 7, attempt_count: 1 } });
+    const after = await repo.appendEvent(idle.id, {
+      node_execution: { id: idle.node.id, node_id: idle.nodeId, status: 'completed', output_data: 7, attempt_count: 1 },
+    });
     // The hole stays open for a while, well within the 5 s grace period: time is what this part is about.
     await sleep(600);
     const filledAt = Date.now();
@@ -445,7 +538,13 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
     // The terminal payload ends the stream.
     await repo.appendEvent(idle.id, { workflow_request: { id: idle.id, status: 'stopped', workflow_version_id: idle.versionId } });
     await stream.waitClosed();
-    assert.deepEqual(stream.data().slice(2).map((f) => f.id), ['2', '3', '4', '5']);
+    assert.deepEqual(
+      stream
+        .data()
+        .slice(2)
+        .map((f) => f.id),
+      ['2', '3', '4', '5'],
+    );
     assert.equal(stream.data().at(-1)!.json!.workflow_request.status, 'stopped');
     assert.equal(stream.data().find((f) => f.id === '2')!.json!.node_execution.workflow_request_id, idle.id);
   });
@@ -458,7 +557,9 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
     try {
       const first = await rawListen(idle.id);
       await first.waitData(2);
-      const e1 = await repo.appendEvent(idle.id, { node_execution: { id: idle.node.id, node_id: idle.nodeId, status: 'in_progress', output_data: null, attempt_count: 1 } });
+      const e1 = await repo.appendEvent(idle.id, {
+        node_execution: { id: idle.node.id, node_id: idle.nodeId, status: 'in_progress', output_data: null, attempt_count: 1 },
+      });
       await first.waitFor((f) => f.id === String(e1.seq));
       const openedAt = first.frames[0]!.at;
       await first.waitClosed(5_000);
@@ -466,13 +567,18 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
       assert.ok(!isTerminal(first.data().at(-1)!.json), 'ended without a terminal payload');
 
       // Meanwhile the request moves on; the client resumes where it stopped.
-      const e2 = await repo.appendEvent(idle.id, { node_execution: { id: idle.node.id, node_id: idle.nodeId, status: 'completed', output_data: 1, attempt_count: 1 } });
+      const e2 = await repo.appendEvent(idle.id, {
+        node_execution: { id: idle.node.id, node_id: idle.nodeId, status: 'completed', output_data: 1, attempt_count: 1 },
+      });
       process.env.STREAM_MAX_SECONDS = '30';
       const second = await rawListen(idle.id, { 'Last-Event-ID': first.data().at(-1)!.id! });
       await second.waitFor((f) => f.id === String(e2.seq));
       await repo.appendEvent(idle.id, { workflow_request: { id: idle.id, status: 'completed', workflow_version_id: idle.versionId } });
       await second.waitClosed();
-      assert.deepEqual(second.data().map((f) => f.id), [String(e2.seq), String(e2.seq + 1)]);
+      assert.deepEqual(
+        second.data().map((f) => f.id),
+        [String(e2.seq), String(e2.seq + 1)],
+      );
     } finally {
       if (previous === undefined) delete process.env.STREAM_MAX_SECONDS;
       else process.env.STREAM_MAX_SECONDS = previous;
@@ -497,7 +603,11 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
     await repo.appendEvent(idle.id, { workflow_request: { id: idle.id, status: 'stopped', workflow_version_id: idle.versionId } });
     await Promise.all(streams.map((stream) => stream.waitClosed(10_000)));
     const seconds = streamMetrics.listenerSeconds() - opened.seconds;
-    const rate = { queries: (streamMetrics.queries - opened.queries) / seconds, gets: (streamMetrics.gets - opened.gets) / seconds, units: (streamMetrics.readUnits - opened.units) / seconds };
+    const rate = {
+      queries: (streamMetrics.queries - opened.queries) / seconds,
+      gets: (streamMetrics.gets - opened.gets) / seconds,
+      units: (streamMetrics.readUnits - opened.units) / seconds,
+    };
     console.info(
       `${streams.length} listeners, ${seconds.toFixed(1)} listener-seconds: ${rate.queries.toFixed(2)} queries, ${rate.gets.toFixed(3)} GetItem, ${rate.units.toFixed(2)} read units (DynamoDB Local) per listener-second`,
     );

@@ -1,7 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { ROUTES } from '../../lib/routes.js';
 import { queuesDrained } from '../helpers/queues.js';
 import { startTestStack } from '../helpers/stack.js';
@@ -40,10 +40,15 @@ function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000):
 describe('SQS poller (the local event source mapping)', () => {
   test('delivers messages in batches and deletes what succeeded', async () => {
     const ids = Array.from({ length: 5 }, (_, i) => `ok-${Date.now()}-${i}`);
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl(), Entries: ids.map((id, i) => ({ Id: String(i), MessageBody: JSON.stringify({ id }) })) }));
+    await sqs.send(
+      new SendMessageBatchCommand({ QueueUrl: queueUrl(), Entries: ids.map((id, i) => ({ Id: String(i), MessageBody: JSON.stringify({ id }) })) }),
+    );
     const records = await Promise.all(ids.map((id) => eventually(() => item(id, 'DELIVERIES'))));
     assert.ok(records.every((r) => r.deliveries === 1));
-    assert.ok(records.some((r) => (r.batch_sizes as number[])[0]! > 1), 'at least one batch held several messages');
+    assert.ok(
+      records.some((r) => (r.batch_sizes as number[])[0]! > 1),
+      'at least one batch held several messages',
+    );
     // Deleted: the queue holds nothing (visible, in flight or delayed), so nothing comes back after the visibility timeout.
     await queuesDrained(stack);
     const again = await Promise.all(ids.map((id) => item(id, 'DELIVERIES')));

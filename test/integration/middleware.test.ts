@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { ROUTES } from '../../lib/routes.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
 import { holdAt } from './fixtures/hold.js';
@@ -108,7 +108,10 @@ describe('problem documents and request ids', () => {
     const first = (await (await list('?limit=5&color=red')).json()) as { page: { next_cursor: string } };
     const cursor = encodeURIComponent(first.page.next_cursor);
     const next = (await (await list(`?limit=5&color=red&cursor=${cursor}`)).json()) as { data: Array<{ id: number }> };
-    assert.deepEqual(next.data.map((d) => d.id), [10, 12, 14, 16, 18]);
+    assert.deepEqual(
+      next.data.map((d) => d.id),
+      [10, 12, 14, 16, 18],
+    );
     const mismatch = await list(`?limit=5&color=blue&cursor=${cursor}`);
     assert.equal(mismatch.status, 400);
     assert.equal(((await mismatch.json()) as Problem).code, 'cursor_filter_mismatch');
@@ -212,7 +215,9 @@ describe('idempotency of v2 writes', () => {
     const key = `ttl-${Date.now()}`;
     await createThing({ name: 'ttl' }, { 'Idempotency-Key': key });
     // The service never scans, so its client has no Scan; the SDK's does.
-    const sdk = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: stack.dynamodbEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+    const sdk = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ endpoint: stack.dynamodbEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    );
     const scan = await sdk.send(
       new ScanCommand({ TableName: stack.tableName, FilterExpression: 'sk = :sk', ExpressionAttributeValues: { ':sk': 'IDEMPOTENCY' } }),
     );

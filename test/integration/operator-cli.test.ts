@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, test } from 'vitest';
 import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { main } from '../../lib/admin/cli.js';
 import { REPO_ROOT } from '../../lib/local/handlers.js';
 import { startTestStack } from '../helpers/stack.js';
@@ -31,7 +31,11 @@ async function admin(...argv: string[]) {
   process.env.DYNAMODB_ENDPOINT = stack.dynamodbEndpoint;
   process.env.TABLE_NAME = stack.tableName;
   try {
-    const code = await main(argv, sink((s) => (out += s)), sink((s) => (err += s)));
+    const code = await main(
+      argv,
+      sink((s) => (out += s)),
+      sink((s) => (err += s)),
+    );
     return { code, out, err, json: out ? (JSON.parse(out) as Record<string, unknown>) : undefined };
   } finally {
     process.env.DYNAMODB_ENDPOINT = previous.endpoint;

@@ -1,14 +1,14 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { keys } from '../../lib/data/keys.js';
+import { workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 import { QUEUES } from '../../lib/queues.js';
 import { queuesDrained } from '../helpers/queues.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
-import { apiFor, createVersion, node, runVersion, settledTree, transform, type TestNode, type Tree } from '../helpers/workflows.js';
+import { apiFor, createVersion, node, runVersion, settledTree, type TestNode, type Tree, transform } from '../helpers/workflows.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let user: Awaited<ReturnType<typeof signedUpUser>>;
@@ -25,11 +25,15 @@ afterAll(async () => {
   await stack.stop();
 });
 
-const api = apiFor(() => stack.url, () => user.token);
+const api = apiFor(
+  () => stack.url,
+  () => user.token,
+);
 type Node = TestNode;
 const version = (nodes: Node[], edges: Array<{ from: string; to: string; when?: string }>) => createVersion(api, nodes, edges);
 
-const run = (v: { id: string; entry_node_ids: string[] }, payload: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => runVersion(api, v, payload, extra);
+const run = (v: { id: string; entry_node_ids: string[] }, payload: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
+  runVersion(api, v, payload, extra);
 const settled = (requestId: string, timeoutMs?: number) => settledTree(api, requestId, timeoutMs);
 
 const byName = (tree: Tree, nodes: Node[]) => Object.fromEntries(nodes.map((n) => [n.name, tree.node_executions.find((e) => e.node_id === n.id)!]));
@@ -79,7 +83,10 @@ describe('workflow execution on SQS workers', () => {
     const start = transform('start', '1');
     const branches = Array.from({ length: 4 }, (_, i) => ({ ...transform(`b${i}`, `${i}`), retry: { max_attempts: 2, backoff_ms: 10 } }));
     const join = transform('join', '$count($keys($))');
-    const v = await version([start, ...branches, join], [...branches.map((b) => ({ from: start.id, to: b.id })), ...branches.map((b) => ({ from: b.id, to: join.id }))]);
+    const v = await version(
+      [start, ...branches, join],
+      [...branches.map((b) => ({ from: start.id, to: b.id })), ...branches.map((b) => ({ from: b.id, to: join.id }))],
+    );
     const tree = await settled(await run(v));
     assert.equal(tree.workflow_request.status, 'completed');
     const joined = tree.node_executions.find((n) => n.node_id === join.id)!;
@@ -106,10 +113,13 @@ describe('workflow execution on SQS workers', () => {
     const tree = await settled(await run(v, { amount: 5 }));
     assert.equal(tree.workflow_request.status, 'completed');
     const nodes = byName(tree, [check, big, bigOnly, small, final]);
-    assert.deepEqual(
-      Object.fromEntries(Object.entries(nodes).map(([k, n]) => [k, n.status])),
-      { check: 'completed', big: 'skipped', bigOnly: 'skipped', small: 'completed', final: 'completed' },
-    );
+    assert.deepEqual(Object.fromEntries(Object.entries(nodes).map(([k, n]) => [k, n.status])), {
+      check: 'completed',
+      big: 'skipped',
+      bigOnly: 'skipped',
+      small: 'completed',
+      final: 'completed',
+    });
     assert.deepEqual(nodes.final!.output_data, { [small.id]: 'small' });
   });
 
@@ -118,7 +128,14 @@ describe('workflow execution on SQS workers', () => {
     const bad = transform('bad', '$error("no good")');
     const c = transform('c', '1');
     const other = transform('other', '2');
-    const v = await version([a, bad, c, other], [{ from: a.id, to: bad.id }, { from: bad.id, to: c.id }, { from: a.id, to: other.id }]);
+    const v = await version(
+      [a, bad, c, other],
+      [
+        { from: a.id, to: bad.id },
+        { from: bad.id, to: c.id },
+        { from: a.id, to: other.id },
+      ],
+    );
     const tree = await settled(await run(v));
     assert.equal(tree.workflow_request.status, 'failed', JSON.stringify(tree));
     assert.equal(tree.workflow_request.error?.code, 'expression_error');
@@ -131,7 +148,10 @@ describe('workflow execution on SQS workers', () => {
 
   test('stop: the request stops, its open nodes stop, and a second stop returns it unchanged', async () => {
     const chain = Array.from({ length: 15 }, (_, i) => transform(`n${i}`, '$'));
-    const v = await version(chain, chain.slice(1).map((n, i) => ({ from: chain[i]!.id, to: n.id })));
+    const v = await version(
+      chain,
+      chain.slice(1).map((n, i) => ({ from: chain[i]!.id, to: n.id })),
+    );
     const id = await run(v);
     const stop = await api('POST', `/v1/workflow-requests/${id}/stop`);
     assert.equal(stop.status, 200);
@@ -153,7 +173,15 @@ describe('workflow execution on SQS workers', () => {
     const id = await run(v);
     const first = await settled(id);
     const events = async () =>
-      (await stack.table.db.send(new QueryCommand({ TableName: stack.tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)', ExpressionAttributeValues: { ':pk': keys.requestEvent(id, 0).pk, ':e': 'EVENT#' } }))).Items?.length;
+      (
+        await stack.table.db.send(
+          new QueryCommand({
+            TableName: stack.tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)',
+            ExpressionAttributeValues: { ':pk': keys.requestEvent(id, 0).pk, ':e': 'EVENT#' },
+          }),
+        )
+      ).Items?.length;
     // The terminal event is appended just after the request turns completed, by the delivery that completed it.
     await queuesDrained(stack);
     const before = await events();
@@ -191,11 +219,45 @@ describe('workflow execution on SQS workers', () => {
     // Prepare: a request whose version does not exist, so every delivery throws.
     await repo.create(
       {
-        id, account_id: user.accountId, workflow_id: randomUUID(), workflow_version_id: randomUUID(), entry_node_ids: [nodeId], user_id: user.accountId,
-        billing_user_id: user.accountId, parent_node_execution_id: null, parent_workflow_request_id: id, chat_id: null, status: 'pending', payload: {},
-        query: null, metadata: null, error: null, started_at: null, completed_at: null, created_at: now, node_count: 1,
+        id,
+        account_id: user.accountId,
+        workflow_id: randomUUID(),
+        workflow_version_id: randomUUID(),
+        entry_node_ids: [nodeId],
+        user_id: user.accountId,
+        billing_user_id: user.accountId,
+        parent_node_execution_id: null,
+        parent_workflow_request_id: id,
+        chat_id: null,
+        status: 'pending',
+        payload: {},
+        query: null,
+        metadata: null,
+        error: null,
+        started_at: null,
+        completed_at: null,
+        created_at: now,
+        node_count: 1,
       },
-      [{ id: randomUUID(), workflow_request_id: id, node_id: nodeId, node_type: 'transform', workflow_version_id: randomUUID(), status: 'pending', input_data: null, output_data: null, attempt_count: 0, error: null, parent_count: 0, created_at: now, started_at: null, completed_at: null, failed_at: null }],
+      [
+        {
+          id: randomUUID(),
+          workflow_request_id: id,
+          node_id: nodeId,
+          node_type: 'transform',
+          workflow_version_id: randomUUID(),
+          status: 'pending',
+          input_data: null,
+          output_data: null,
+          attempt_count: 0,
+          error: null,
+          parent_count: 0,
+          created_at: now,
+          started_at: null,
+          completed_at: null,
+          failed_at: null,
+        },
+      ],
     );
     await sqs.send(new SendMessageCommand({ QueueUrl: stack.queues[0]!.url, MessageBody: JSON.stringify({ request_id: id, node_id: nodeId }) }));
     const tree = await settled(id, 30_000);
@@ -258,17 +320,26 @@ describe('workflow request endpoints', () => {
     const page = await vi.waitFor(
       async () => {
         const listed: { workflow_requests: Array<{ id: string }>; next_cursor: string | null; has_more: boolean } = (
-          await api('GET', `/v1/workflow-requests?limit=2&status=completed&workflow_id=${(await api('GET', `/v1/workflow-requests/${ids[0]}`)).body.workflow_id}`)
+          await api(
+            'GET',
+            `/v1/workflow-requests?limit=2&status=completed&workflow_id=${(await api('GET', `/v1/workflow-requests/${ids[0]}`)).body.workflow_id}`,
+          )
         ).body;
         assert.ok(listed.has_more, `the history index shows all three: ${JSON.stringify(listed)}`);
         return listed;
       },
       { timeout: 10_000, interval: 100 },
     );
-    assert.deepEqual(page.workflow_requests.map((r) => r.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      page.workflow_requests.map((r) => r.id),
+      [ids[2], ids[1]],
+    );
     const workflowId = (await api('GET', `/v1/workflow-requests/${ids[0]}`)).body.workflow_id;
     const next = await api('GET', `/v1/workflow-requests?limit=2&status=completed&workflow_id=${workflowId}&cursor=${encodeURIComponent(page.next_cursor!)}`);
-    assert.deepEqual(next.body.workflow_requests.map((r: { id: string }) => r.id), [ids[0]]);
+    assert.deepEqual(
+      next.body.workflow_requests.map((r: { id: string }) => r.id),
+      [ids[0]],
+    );
     const mismatch = await api('GET', `/v1/workflow-requests?limit=2&status=failed&cursor=${encodeURIComponent(page.next_cursor!)}`);
     assert.equal(mismatch.body.code, 'cursor_filter_mismatch');
     assert.equal((await api('GET', '/v1/workflow-requests?status=done')).status, 400);

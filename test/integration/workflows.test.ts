@@ -204,7 +204,10 @@ describe('workflow versions', () => {
       assert.equal(created.status, 201, JSON.stringify(created.body));
       versions.push(created.body);
     }
-    assert.deepEqual(versions.map((v) => v.version), [1, 2, 3]);
+    assert.deepEqual(
+      versions.map((v) => v.version),
+      [1, 2, 3],
+    );
     const v1 = versions[0]!;
     assert.deepEqual(Object.keys(v1).sort(), ['created_at', 'definition', 'entry_node_ids', 'id', 'version', 'workflow_id']);
     assert.equal(v1.workflow_id, workflow.id);
@@ -230,7 +233,10 @@ describe('workflow versions', () => {
     const created = await Promise.all(
       Array.from({ length: 6 }, () => post(`/v1/workflows/${workflow.id}/versions`, user.token, { definition: simpleDefinition })),
     );
-    assert.deepEqual(created.map((c) => c.status), [201, 201, 201, 201, 201, 201]);
+    assert.deepEqual(
+      created.map((c) => c.status),
+      [201, 201, 201, 201, 201, 201],
+    );
     assert.deepEqual(created.map((c) => c.body.version).sort(), [1, 2, 3, 4, 5, 6]);
     const latest = await get(`/v1/workflows/${workflow.id}/versions/latest`, user.token);
     assert.equal(latest.body.version, 6);
@@ -315,7 +321,13 @@ describe('workflow versions', () => {
       { title: 'body not JSON', body: '{"definition":', status: 400, code: 'invalid_json' },
       { title: 'no definition', body: {}, status: 422, code: 'validation_failed', errors: [['/definition', 'required']] },
       { title: 'no nodes', body: { definition: { nodes: [] } }, status: 422, code: 'validation_failed', errors: [['/definition/nodes', 'too_small']] },
-      { title: 'unknown field on the body', body: { definition: { nodes: [{ name: 'a', type: 'approval' }] }, draft: true }, status: 400, code: 'unknown_field', errors: [['/draft', 'unknown_field']] },
+      {
+        title: 'unknown field on the body',
+        body: { definition: { nodes: [{ name: 'a', type: 'approval' }] }, draft: true },
+        status: 400,
+        code: 'unknown_field',
+        errors: [['/draft', 'unknown_field']],
+      },
       {
         title: 'unknown field on a node',
         body: { definition: { nodes: [{ name: 'a', type: 'approval', colour: 'red' }] } },
@@ -346,12 +358,25 @@ describe('workflow versions', () => {
       },
       {
         title: 'duplicate node name',
-        body: { definition: { nodes: [{ name: 'a', type: 'approval' }, { name: 'a', type: 'approval' }] } },
+        body: {
+          definition: {
+            nodes: [
+              { name: 'a', type: 'approval' },
+              { name: 'a', type: 'approval' },
+            ],
+          },
+        },
         status: 422,
         code: 'validation_failed',
         errors: [['/definition/nodes/1/name', 'duplicate_name']],
       },
-      { title: 'unknown node type', body: { definition: { nodes: [{ name: 'a', type: 'python' }] } }, status: 422, code: 'validation_failed', errors: [['/definition/nodes/0/type', 'unknown_type']] },
+      {
+        title: 'unknown node type',
+        body: { definition: { nodes: [{ name: 'a', type: 'python' }] } },
+        status: 422,
+        code: 'validation_failed',
+        errors: [['/definition/nodes/0/type', 'unknown_type']],
+      },
       {
         title: 'unknown config key',
         body: { definition: { nodes: [{ name: 'a', type: 'approval', config: { prompt: 'x', timeout: 5 } }] } },
@@ -368,7 +393,16 @@ describe('workflow versions', () => {
       },
       {
         title: 'transform expression that does not compile',
-        body: { definition: { nodes: [{ name: 'a', type: 'approval' }, { name: 'b', type: 'approval' }, { name: 'c', type: 'approval' }, { name: 'd', type: 'transform', config: { expression: '$sum((' } }] } },
+        body: {
+          definition: {
+            nodes: [
+              { name: 'a', type: 'approval' },
+              { name: 'b', type: 'approval' },
+              { name: 'c', type: 'approval' },
+              { name: 'd', type: 'transform', config: { expression: '$sum((' } },
+            ],
+          },
+        },
         status: 422,
         code: 'validation_failed',
         errors: [['/definition/nodes/3/config/expression', 'invalid_expression']],
@@ -382,7 +416,15 @@ describe('workflow versions', () => {
       },
       {
         title: 'self-loop',
-        body: { definition: { nodes: [{ name: 'a', type: 'approval' }, { name: 'b', type: 'approval' }], edges: [{ from: 'b', to: 'b' }] } },
+        body: {
+          definition: {
+            nodes: [
+              { name: 'a', type: 'approval' },
+              { name: 'b', type: 'approval' },
+            ],
+            edges: [{ from: 'b', to: 'b' }],
+          },
+        },
         status: 422,
         code: 'validation_failed',
         errors: [['/definition/edges/0', 'self_loop']],
@@ -391,7 +433,11 @@ describe('workflow versions', () => {
         title: 'cycle',
         body: {
           definition: {
-            nodes: [{ name: 'a', type: 'approval' }, { name: 'b', type: 'approval' }, { name: 'c', type: 'approval' }],
+            nodes: [
+              { name: 'a', type: 'approval' },
+              { name: 'b', type: 'approval' },
+              { name: 'c', type: 'approval' },
+            ],
             edges: [
               { from: 'a', to: 'b' },
               { from: 'b', to: 'c' },
@@ -405,21 +451,48 @@ describe('workflow versions', () => {
       },
       {
         title: 'when on an edge not leaving a condition node',
-        body: { definition: { nodes: [{ name: 'a', type: 'approval' }, { name: 'b', type: 'approval' }], edges: [{ from: 'a', to: 'b', when: 'true' }] } },
+        body: {
+          definition: {
+            nodes: [
+              { name: 'a', type: 'approval' },
+              { name: 'b', type: 'approval' },
+            ],
+            edges: [{ from: 'a', to: 'b', when: 'true' }],
+          },
+        },
         status: 422,
         code: 'validation_failed',
         errors: [['/definition/edges/0/when', 'when_not_allowed']],
       },
       {
         title: 'when that does not compile',
-        body: { definition: { nodes: [{ name: 'a', type: 'condition' }, { name: 'b', type: 'approval' }], edges: [{ from: 'a', to: 'b', when: 'x =' }] } },
+        body: {
+          definition: {
+            nodes: [
+              { name: 'a', type: 'condition' },
+              { name: 'b', type: 'approval' },
+            ],
+            edges: [{ from: 'a', to: 'b', when: 'x =' }],
+          },
+        },
         status: 422,
         code: 'validation_failed',
         errors: [['/definition/edges/0/when', 'invalid_expression']],
       },
       {
         title: 'no entry node',
-        body: { definition: { nodes: [{ name: 'a', type: 'approval' }, { name: 'b', type: 'approval' }], edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }] } },
+        body: {
+          definition: {
+            nodes: [
+              { name: 'a', type: 'approval' },
+              { name: 'b', type: 'approval' },
+            ],
+            edges: [
+              { from: 'a', to: 'b' },
+              { from: 'b', to: 'a' },
+            ],
+          },
+        },
         status: 422,
         code: 'validation_failed',
         errors: [
@@ -448,7 +521,11 @@ describe('workflow versions', () => {
         assert.equal(response.status, c.status, JSON.stringify(response.body));
         assert.equal(response.type, 'application/problem+json');
         assert.equal(response.body.code, c.code);
-        if (c.errors) assert.deepEqual((response.body as Problem).errors?.map((e) => [e.name, e.code]), c.errors);
+        if (c.errors)
+          assert.deepEqual(
+            (response.body as Problem).errors?.map((e) => [e.name, e.code]),
+            c.errors,
+          );
         for (const error of (response.body as Problem).errors ?? []) assert.equal(error.location, 'body');
       });
     }
@@ -471,7 +548,10 @@ describe('workflow versions', () => {
       definition: { nodes: [{ name: 'child', type: 'workflow', config: { workflow_version_id: theirs.id } }] },
     });
     assert.equal(foreign.status, 422);
-    assert.deepEqual(foreign.body.errors.map((e: Json) => [e.name, e.code]), [['/definition/nodes/0/config/workflow_version_id', 'not_found']]);
+    assert.deepEqual(
+      foreign.body.errors.map((e: Json) => [e.name, e.code]),
+      [['/definition/nodes/0/config/workflow_version_id', 'not_found']],
+    );
   });
 });
 

@@ -3,15 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
 import type { Account } from '../../lib/data/accounts.js';
 import type { StoredToken, TokensRepo } from '../../lib/data/tokens.js';
-import {
-  accountIdOfToken,
-  assertMayMint,
-  effectiveDurationMinutes,
-  formatToken,
-  mintToken,
-  revokeToken,
-  tokenHash,
-} from '../../lib/domain/api-tokens.js';
+import { accountIdOfToken, assertMayMint, effectiveDurationMinutes, formatToken, mintToken, revokeToken, tokenHash } from '../../lib/domain/api-tokens.js';
 import { ForbiddenError, NotFoundError } from '../../lib/errors.js';
 
 const account = (overrides: Partial<Account> = {}): Account => ({
@@ -83,7 +75,10 @@ describe('who may mint', () => {
       [account({ balance_micro_usd: 1_999_999 }), /2\.00 USD/],
       [account({ suspended: true }), /suspended/],
     ] as const) {
-      assert.throws(() => assertMayMint(a), (e: unknown) => e instanceof ForbiddenError && e.status === 403 && message.test(e.detail));
+      assert.throws(
+        () => assertMayMint(a),
+        (e: unknown) => e instanceof ForbiddenError && e.status === 403 && message.test(e.detail),
+      );
     }
   });
 });

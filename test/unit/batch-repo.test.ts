@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, test, vi } from 'vitest';
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { afterEach, beforeEach, describe, test, vi } from 'vitest';
 import { batchPut } from '../../lib/data/batch.js';
 import { keys } from '../../lib/data/keys.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();
 
@@ -28,8 +28,14 @@ describe('batchPut', () => {
   test('puts the items 25 at a time, in order, into the named table', async () => {
     mock.on(BatchWriteCommand).resolves({});
     await batchPut(db, 't', items(60));
-    assert.deepEqual(written().map((batch) => batch.length), [25, 25, 10]);
-    assert.deepEqual(written().flat(), items(60).map((i) => i.n));
+    assert.deepEqual(
+      written().map((batch) => batch.length),
+      [25, 25, 10],
+    );
+    assert.deepEqual(
+      written().flat(),
+      items(60).map((i) => i.n),
+    );
     assert.deepEqual(mock.commandCalls(BatchWriteCommand)[0]!.args[0].input.RequestItems!.t![0], { PutRequest: { Item: item(0) } });
   });
 

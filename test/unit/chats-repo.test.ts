@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { beforeEach, describe, test } from 'vitest';
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
-import { chatsRepo, type Chat } from '../../lib/data/chats.js';
+import { beforeEach, describe, test } from 'vitest';
+import { type Chat, chatsRepo } from '../../lib/data/chats.js';
 import { keys } from '../../lib/data/keys.js';
 import { ConflictError } from '../../lib/errors.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();
 const repo = chatsRepo({ db, tableName: 't' });
@@ -49,7 +49,14 @@ describe('get', () => {
   test('reads consistently under the lower-cased id, with absent optional fields as null', async () => {
     const id = randomUUID();
     mock.on(GetCommand).resolves({ Item: { ...keys.chat(id), entity: 'chat', id, account_id: accountId, created_at: 'now' } });
-    assert.deepEqual(await repo.get(accountId, id.toUpperCase()), { id, account_id: accountId, title: null, workflow_id: null, machine_id: null, created_at: 'now' });
+    assert.deepEqual(await repo.get(accountId, id.toUpperCase()), {
+      id,
+      account_id: accountId,
+      title: null,
+      workflow_id: null,
+      machine_id: null,
+      created_at: 'now',
+    });
     assert.deepEqual(mock.commandCalls(GetCommand)[0]!.args[0].input, { TableName: 't', Key: keys.chat(id), ConsistentRead: true });
   });
 

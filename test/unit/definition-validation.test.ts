@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import type { WorkflowVersion, WorkflowsRepo } from '../../lib/data/workflows.js';
+import type { WorkflowsRepo, WorkflowVersion } from '../../lib/data/workflows.js';
 import { checkDefinition } from '../../lib/domain/definition-validation.js';
 import { createVersion } from '../../lib/domain/workflow-versions.js';
 import { NotFoundError, ValidationError } from '../../lib/errors.js';
@@ -142,7 +142,13 @@ describe('every fault is one entry with its pointer and code', () => {
 
   test('edges naming no node, by id or by name', async () => {
     assert.deepEqual(
-      await faults({ nodes: [transform('a')], edges: [{ from: 'a', to: 'nope' }, { from: ID(5), to: 'a' }] }),
+      await faults({
+        nodes: [transform('a')],
+        edges: [
+          { from: 'a', to: 'nope' },
+          { from: ID(5), to: 'a' },
+        ],
+      }),
       [
         ['/definition/edges/0/to', 'unknown_node'],
         ['/definition/edges/1/from', 'unknown_node'],
@@ -183,7 +189,10 @@ describe('every fault is one entry with its pointer and code', () => {
         { from: 'c', to: 'a' },
       ],
     });
-    assert.deepEqual(result.errors.map((e) => [e.name, e.code]), [['/definition/edges/3', 'cycle']]);
+    assert.deepEqual(
+      result.errors.map((e) => [e.name, e.code]),
+      [['/definition/edges/3', 'cycle']],
+    );
     assert.equal(result.errors[0]!.reason, 'closes a cycle: a → b → c → a');
   });
 
@@ -205,7 +214,10 @@ describe('every fault is one entry with its pointer and code', () => {
 
   test('a definition too large to store', async () => {
     const result = await check({ nodes: [transform('a', 'x'.repeat(500))] }, { maxBytes: 400 });
-    assert.deepEqual(result.errors.map((e) => [e.name, e.code]), [['/definition', 'too_large']]);
+    assert.deepEqual(
+      result.errors.map((e) => [e.name, e.code]),
+      [['/definition', 'too_large']],
+    );
   });
 
   test('several faults are all reported, in body order', async () => {
@@ -282,7 +294,10 @@ describe('createVersion', () => {
 
   test("another account's workflow is 404 before the definition is looked at", async () => {
     const { repo } = fakeRepo();
-    await assert.rejects(createVersion(repo, ID(43), workflow.id, { definition: WorkflowDefinitionInput.parse({ nodes: [{ name: 'x', type: 'bogus' }] }) }), NotFoundError);
+    await assert.rejects(
+      createVersion(repo, ID(43), workflow.id, { definition: WorkflowDefinitionInput.parse({ nodes: [{ name: 'x', type: 'bogus' }] }) }),
+      NotFoundError,
+    );
   });
 
   test('a valid definition is stored with its entry nodes', async () => {

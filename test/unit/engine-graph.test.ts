@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
 import { graphOf, initialStates, topologicalOrder } from '../../lib/engine/graph.js';
-import { retryDelayMs, shouldRetry } from '../../lib/engine/retry.js';
 import { NodeFailure } from '../../lib/engine/node-failure.js';
 import { edgeTaken } from '../../lib/engine/node-types.js';
+import { retryDelayMs, shouldRetry } from '../../lib/engine/retry.js';
 
 const n = (id: string) => ({ id, name: id, type: 'transform' as const, config: { expression: '1' } });
 
@@ -52,10 +52,19 @@ describe('retry policy', () => {
     assert.equal(shouldRetry({ ...policy, retry_on: ['timeout'] }, 1, new NodeFailure('timeout', 'x')), true);
   });
   test('exponential backoff, capped, with jitter between half and the full delay', () => {
-    assert.deepEqual([1, 2, 3, 4].map((a) => retryDelayMs(policy, a)), [100, 200, 300, 300]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map((a) => retryDelayMs(policy, a)),
+      [100, 200, 300, 300],
+    );
     const jittered = { ...policy, jitter: true };
-    assert.equal(retryDelayMs(jittered, 2, () => 0), 100);
-    assert.equal(retryDelayMs(jittered, 2, () => 1), 200);
+    assert.equal(
+      retryDelayMs(jittered, 2, () => 0),
+      100,
+    );
+    assert.equal(
+      retryDelayMs(jittered, 2, () => 1),
+      200,
+    );
   });
 });
 

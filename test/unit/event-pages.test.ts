@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { beforeEach, describe, test } from 'vitest';
 import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { beforeEach, describe, test } from 'vitest';
 import { keys } from '../../lib/data/keys.js';
 import { requestEventsReader } from '../../lib/data/request-events.js';
 import { EVENT_PAGE_BYTES, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();
 const table = { db, tableName: 't' };
@@ -17,8 +17,15 @@ describe('event log pages', () => {
     const id = randomUUID();
     mock.on(UpdateCommand).resolves({ Attributes: { event_seq: 12 } });
     mock.on(BatchWriteCommand).resolves({});
-    const events = await workflowRequestsRepo(table).appendEvents(id, [{ workflow_request: { id } }, { workflow_request: { id } }, { workflow_request: { id } }]);
-    assert.deepEqual(events.map((e) => e.seq), [10, 11, 12]);
+    const events = await workflowRequestsRepo(table).appendEvents(id, [
+      { workflow_request: { id } },
+      { workflow_request: { id } },
+      { workflow_request: { id } },
+    ]);
+    assert.deepEqual(
+      events.map((e) => e.seq),
+      [10, 11, 12],
+    );
     const update = mock.commandCalls(UpdateCommand)[0]!.args[0].input;
     assert.deepEqual(update.Key, keys.requestEventSeq(id));
     assert.deepEqual(update.ExpressionAttributeValues, { ':n': 3 });
@@ -33,9 +40,19 @@ describe('event log pages', () => {
     mock.on(UpdateCommand).resolves({ Attributes: { event_seq: 3 } });
     mock.on(BatchWriteCommand).resolves({});
     const big = 'x'.repeat(Math.floor(EVENT_PAGE_BYTES * 0.6));
-    await workflowRequestsRepo(table).appendEvents(id, [{ node_execution: { output_data: big } }, { node_execution: { output_data: big } }, { workflow_request: { id } }]);
+    await workflowRequestsRepo(table).appendEvents(id, [
+      { node_execution: { output_data: big } },
+      { node_execution: { output_data: big } },
+      { workflow_request: { id } },
+    ]);
     const puts = mock.commandCalls(BatchWriteCommand).flatMap((c) => c.args[0].input.RequestItems!.t!.map((r) => r.PutRequest!.Item!));
-    assert.deepEqual(puts.map((p) => [p.first_seq, p.last_seq]), [[1, 1], [2, 3]]);
+    assert.deepEqual(
+      puts.map((p) => [p.first_seq, p.last_seq]),
+      [
+        [1, 1],
+        [2, 3],
+      ],
+    );
   });
 
   test('the reader expands pages and keeps only events after the position, in order', async () => {
@@ -48,7 +65,10 @@ describe('event log pages', () => {
     });
     mock.on(QueryCommand).resolves({ Items: [page([5, 6, 7, 8]), page([9, 10])] });
     const result = await requestEventsReader(table).eventsAfter(id, 6, 100);
-    assert.deepEqual(result.events.map((e) => e.seq), [7, 8, 9, 10]);
+    assert.deepEqual(
+      result.events.map((e) => e.seq),
+      [7, 8, 9, 10],
+    );
     assert.equal(result.complete, true);
   });
 });

@@ -7,8 +7,8 @@ import { createServer as createTlsServer } from 'node:tls';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { checkDefinition } from '../../lib/domain/definition-validation.js';
-import { blockedReason, httpNode, httpNodeSettings } from '../../lib/engine/nodes/http.js';
 import { NodeFailure } from '../../lib/engine/node-types.js';
+import { blockedReason, httpNode, httpNodeSettings } from '../../lib/engine/nodes/http.js';
 import { renderString, renderValue, wholeTemplate } from '../../lib/engine/template.js';
 import { WorkflowDefinitionInput, type WorkflowNode } from '../../lib/schemas/workflow-definition.js';
 
@@ -120,7 +120,11 @@ const LOCAL = { HTTP_NODE_ALLOWED_HOSTS: '127.0.0.1', HTTP_NODE_ALLOW_INSECURE: 
 const httpNodeOf = (config: Record<string, unknown>): WorkflowNode => ({ id: randomUUID(), name: 'call', type: 'http', config });
 
 function call(config: Record<string, unknown>, input: Record<string, unknown> = {}, signal: AbortSignal = new AbortController().signal) {
-  return httpNode({ node: httpNodeOf({ method: 'GET', ...config }), input, signal }) as Promise<{ status: number; headers: Record<string, string>; body: unknown }>;
+  return httpNode({ node: httpNodeOf({ method: 'GET', ...config }), input, signal }) as Promise<{
+    status: number;
+    headers: Record<string, string>;
+    body: unknown;
+  }>;
 }
 
 /** Asserts that the call fails with this code and retryability; returns the failure. */
@@ -185,7 +189,10 @@ describe('address classifier', () => {
   }
 
   test('settings: allowed hosts split into hostnames and CIDRs; bad numbers fall back to defaults', () => {
-    const settings = httpNodeSettings({ HTTP_NODE_ALLOWED_HOSTS: ' Api.Internal. , 10.0.0.0/8,127.0.0.1, fd00::/8, bad/99', HTTP_NODE_MAX_RESPONSE_BYTES: 'lots' });
+    const settings = httpNodeSettings({
+      HTTP_NODE_ALLOWED_HOSTS: ' Api.Internal. , 10.0.0.0/8,127.0.0.1, fd00::/8, bad/99',
+      HTTP_NODE_MAX_RESPONSE_BYTES: 'lots',
+    });
     assert.deepEqual([...settings.allowedHostnames], ['api.internal', 'bad/99']);
     assert.equal(settings.allowedCidrs.length, 3);
     assert.equal(settings.maxResponseBytes, 5 * 1024 * 1024);
@@ -439,7 +446,11 @@ describe('http node against a local server', () => {
       assert.match(refused.message, /ECONNREFUSED/);
       assert.doesNotMatch(refused.message, /hidden/);
       await fails(call({ url: 'https://no-such-host.invalid/' }), 'network_error', true);
-      const bad = await fails(call({ url: `${base}/echo`, headers: { Authorization: 'Bearer {{ secret }}' } }, { secret: 'sup3r\r\nX: y' }), 'invalid_request', false);
+      const bad = await fails(
+        call({ url: `${base}/echo`, headers: { Authorization: 'Bearer {{ secret }}' } }, { secret: 'sup3r\r\nX: y' }),
+        'invalid_request',
+        false,
+      );
       assert.doesNotMatch(bad.message, /sup3r/);
       assert.match(bad.message, /Authorization/);
     });

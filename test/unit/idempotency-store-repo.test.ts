@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, test, vi } from 'vitest';
-import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   IdempotencyConfig,
   IdempotencyItemAlreadyExistsError,
@@ -9,9 +6,12 @@ import {
   IdempotencyRecordStatus,
 } from '@aws-lambda-powertools/idempotency';
 import { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeEach, describe, test, vi } from 'vitest';
 import { keys } from '../../lib/data/keys.js';
 import { SingleTableIdempotencyStore } from '../../lib/http/idempotency-store.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();
 
@@ -92,7 +92,14 @@ describe('_putRecord', () => {
     assert.ok(error instanceof IdempotencyItemAlreadyExistsError);
     const existing = error.existingRecord!;
     assert.deepEqual(
-      [existing.idempotencyKey, existing.getStatus(), existing.expiryTimestamp, existing.inProgressExpiryTimestamp, existing.getResponse(), existing.payloadHash],
+      [
+        existing.idempotencyKey,
+        existing.getStatus(),
+        existing.expiryTimestamp,
+        existing.inProgressExpiryTimestamp,
+        existing.getResponse(),
+        existing.payloadHash,
+      ],
       [key, 'COMPLETED', now / 1000 + 60, now - 1, { statusCode: 201, body: '{"id":1}' }, 'old-hash'],
     );
   });
@@ -134,7 +141,12 @@ describe('_updateRecord and _deleteRecord', () => {
     assert.deepEqual(input.Key, keys.idempotency(key));
     assert.equal(input.UpdateExpression, 'SET #expiry = :expiry, #status = :status, #data = :data, #validation = :validation');
     assert.deepEqual(input.ExpressionAttributeNames, { '#expiry': 'ttl', '#status': 'status', '#data': 'data', '#validation': 'validation' });
-    assert.deepEqual(input.ExpressionAttributeValues, { ':expiry': now / 1000 + 86_400, ':status': 'COMPLETED', ':data': { statusCode: 201 }, ':validation': 'hash' });
+    assert.deepEqual(input.ExpressionAttributeValues, {
+      ':expiry': now / 1000 + 86_400,
+      ':status': 'COMPLETED',
+      ':data': { statusCode: 201 },
+      ':validation': 'hash',
+    });
   });
 
   test('update without a response or validation sets only expiry and status', async () => {
@@ -156,11 +168,17 @@ describe('through the Powertools API', () => {
   test('saveInProgress writes under IDEMPOTENCY#<hash>, one partition per key', async () => {
     mock.on(PutCommand).resolves({});
     const store = new Store();
-    store.configure({ config: new IdempotencyConfig({ eventKeyJmesPath: 'scope', expiresAfterSeconds: 86_400, hashFunction: 'sha256' }), keyPrefix: keys.idempotencyPrefix });
+    store.configure({
+      config: new IdempotencyConfig({ eventKeyJmesPath: 'scope', expiresAfterSeconds: 86_400, hashFunction: 'sha256' }),
+      keyPrefix: keys.idempotencyPrefix,
+    });
     await store.saveInProgress({ scope: 'acc POST /x k1' }, 5_000);
     await store.saveInProgress({ scope: 'acc POST /x k2' }, 5_000);
     const items = mock.commandCalls(PutCommand).map((c) => c.args[0].input.Item!);
-    assert.ok(items.every((i) => /^IDEMPOTENCY#[A-Za-z0-9+/=_-]{16,}$/.test(i.pk as string) && i.sk === 'IDEMPOTENCY'), JSON.stringify(items));
+    assert.ok(
+      items.every((i) => /^IDEMPOTENCY#[A-Za-z0-9+/=_-]{16,}$/.test(i.pk as string) && i.sk === 'IDEMPOTENCY'),
+      JSON.stringify(items),
+    );
     assert.notEqual(items[0]!.pk, items[1]!.pk);
     assert.deepEqual([items[0]!.ttl, items[0]!.in_progress_expiration], [Math.floor(now / 1000) + 86_400, now + 5_000]);
   });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { beforeEach, describe, test } from 'vitest';
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { beforeEach, describe, test } from 'vitest';
 import { newestFirstPage } from '../../lib/data/index-page.js';
 import { keys } from '../../lib/data/keys.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();
 
@@ -18,7 +18,10 @@ describe('newestFirstPage', () => {
   test('queries the gsi1 partition descending for one more than the page, with the filter', async () => {
     mock.on(QueryCommand).resolves({ Items: [item(3), item(2), item(1)], LastEvaluatedKey: { pk: 'x' } });
     const page = await newestFirstPage(db, 't', partition, filter, { limit: 2 });
-    assert.deepEqual(page.items.map((i) => i.n), [3, 2]);
+    assert.deepEqual(
+      page.items.map((i) => i.n),
+      [3, 2],
+    );
     assert.deepEqual(page.next, { gsi1sk: item(2).gsi1sk, pk: item(2).pk, sk: item(2).sk });
     assert.deepEqual(mock.commandCalls(QueryCommand)[0]!.args[0].input, {
       TableName: 't',
@@ -48,7 +51,10 @@ describe('newestFirstPage', () => {
       .resolvesOnce({ Items: [item(5)], LastEvaluatedKey: { gsi1pk: partition, gsi1sk: 'b', pk: 'p', sk: 's' } })
       .resolvesOnce({ Items: [] });
     const page = await newestFirstPage(db, 't', partition, filter, { limit: 2 });
-    assert.deepEqual(page.items.map((i) => i.n), [9, 5]);
+    assert.deepEqual(
+      page.items.map((i) => i.n),
+      [9, 5],
+    );
     assert.equal(page.next, undefined, 'a full page with nothing after it has no next position');
     const starts = mock.commandCalls(QueryCommand).map((c) => c.args[0].input.ExclusiveStartKey);
     assert.deepEqual(starts, [undefined, { gsi1pk: partition, gsi1sk: 'a', pk: 'p', sk: 's' }, { gsi1pk: partition, gsi1sk: 'b', pk: 'p', sk: 's' }]);

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { beforeEach, describe, test } from 'vitest';
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
-import { interactionsRepo, type Interaction } from '../../lib/data/interactions.js';
+import { beforeEach, describe, test } from 'vitest';
+import { type Interaction, interactionsRepo } from '../../lib/data/interactions.js';
 import { keys } from '../../lib/data/keys.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();
 const repo = interactionsRepo({ db, tableName: 't' });
@@ -101,7 +101,10 @@ describe('list', () => {
     mock.on(QueryCommand).resolves({ Items: [item(9), item(8), item(7)], LastEvaluatedKey: { pk: 'x' } });
     const runId = randomUUID();
     const page = await repo.list(accountId, { run_id: runId, workflow_request_id: undefined, status: 'pending' }, { limit: 2 });
-    assert.deepEqual(page.interactions.map((i) => i.id.slice(-1)), ['9', '8']);
+    assert.deepEqual(
+      page.interactions.map((i) => i.id.slice(-1)),
+      ['9', '8'],
+    );
     assert.ok(page.interactions.every((i) => !('pk' in i) && !('gsi1pk' in i) && !('entity' in i)));
     assert.deepEqual(page.next, { gsi1sk: item(8).gsi1sk, pk: item(8).pk, sk: item(8).sk });
     const input = mock.commandCalls(QueryCommand)[0]!.args[0].input;

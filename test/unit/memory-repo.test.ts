@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { beforeEach, describe, test } from 'vitest';
 import { ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { beforeEach, describe, test } from 'vitest';
 import { keys } from '../../lib/data/keys.js';
 import { memoryRepo } from '../../lib/data/memory.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();
 const repo = memoryRepo({ db, tableName: 't' });
@@ -12,7 +12,15 @@ const repo = memoryRepo({ db, tableName: 't' });
 const accountId = 'acc';
 const ctx = 'ctx';
 const agent = 'agent';
-const exchange = { accountId, contextMemoryId: ctx, agentNodeId: agent, order: '2026-01-01T00:00:00.000Z#exec', executionId: 'exec', user: 'hi', assistant: 'hello' };
+const exchange = {
+  accountId,
+  contextMemoryId: ctx,
+  agentNodeId: agent,
+  order: '2026-01-01T00:00:00.000Z#exec',
+  executionId: 'exec',
+  user: 'hi',
+  assistant: 'hello',
+};
 const message = (n: number) => ({
   ...keys.memoryMessage(ctx, agent, `o${n}`),
   entity: 'memory_message',
@@ -24,7 +32,8 @@ const message = (n: number) => ({
   account_id: accountId,
   created_at: 'c',
 });
-const cancelled = (...codes: string[]) => new TransactionCanceledException({ message: 'x', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
+const cancelled = (...codes: string[]) =>
+  new TransactionCanceledException({ message: 'x', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
 
 beforeEach(() => mock.reset());
 
@@ -36,7 +45,12 @@ describe('appendExchange', () => {
     assert.equal(items.length, 2);
     assert.deepEqual(
       items.map((i) => [i.Put?.TableName, i.Put?.Item?.pk, i.Put?.Item?.sk, i.Put?.ConditionExpression]),
-      [0, 1].map((n) => ['t', keys.memoryMessage(ctx, agent, `${exchange.order}#${n}`).pk, keys.memoryMessage(ctx, agent, `${exchange.order}#${n}`).sk, 'attribute_not_exists(pk)']),
+      [0, 1].map((n) => [
+        't',
+        keys.memoryMessage(ctx, agent, `${exchange.order}#${n}`).pk,
+        keys.memoryMessage(ctx, agent, `${exchange.order}#${n}`).sk,
+        'attribute_not_exists(pk)',
+      ]),
     );
     assert.deepEqual(
       items.map((i) => [i.Put?.Item?.id, i.Put?.Item?.role, i.Put?.Item?.content, i.Put?.Item?.account_id, i.Put?.Item?.entity]),
@@ -69,7 +83,10 @@ describe('page', () => {
       .resolvesOnce({ Items: [message(1)], LastEvaluatedKey: { pk: 'x', sk: 'MSG#o3' } })
       .resolvesOnce({ Items: [message(4), message(5)], LastEvaluatedKey: { pk: 'x', sk: 'MSG#o5' } });
     const page = await repo.page(accountId, ctx, agent, { limit: 2 });
-    assert.deepEqual(page.messages.map((m) => m.id), ['msg_1', 'msg_4']);
+    assert.deepEqual(
+      page.messages.map((m) => m.id),
+      ['msg_1', 'msg_4'],
+    );
     assert.ok(page.messages.every((m) => !('pk' in m) && !('account_id' in m)));
     assert.equal(page.nextAfter, message(4).sk);
     const calls = mock.commandCalls(QueryCommand).map((c) => c.args[0].input);
@@ -94,7 +111,10 @@ describe('recent', () => {
   test('the newest `max` of the caller’s messages, returned oldest first', async () => {
     mock.on(QueryCommand).resolves({ Items: [message(3), message(2), message(1)] });
     const messages = await repo.recent(accountId, ctx, agent);
-    assert.deepEqual(messages.map((m) => m.id), ['msg_1', 'msg_2', 'msg_3']);
+    assert.deepEqual(
+      messages.map((m) => m.id),
+      ['msg_1', 'msg_2', 'msg_3'],
+    );
     const input = mock.commandCalls(QueryCommand)[0]!.args[0].input;
     const prefix = keys.memoryPrefix(ctx, agent);
     assert.deepEqual(input.ExpressionAttributeValues, { ':pk': prefix.pk, ':prefix': prefix.skPrefix, ':account': accountId });

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, test } from 'vitest';
 import * as z from 'zod';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { jsonPointer, parseBody, parseQuery } from '../../lib/http/parse.js';
 import { ApiError } from '../../lib/errors.js';
+import { jsonPointer, parseBody, parseQuery } from '../../lib/http/parse.js';
 import { limitParam } from '../../lib/schemas/common.js';
 
 const event = (body?: string, query?: Record<string, string>, base64 = false) =>
@@ -35,7 +35,10 @@ describe('body parsing', () => {
     const unknown = problemOf(() => parseBody(event('{"name":"x","zzz":1}'), Body));
     assert.equal(unknown.status, 400);
     assert.equal(unknown.code, 'unknown_field');
-    assert.deepEqual(unknown.options.errors?.map((e) => e.name), ['/zzz']);
+    assert.deepEqual(
+      unknown.options.errors?.map((e) => e.name),
+      ['/zzz'],
+    );
   });
 
   test('validation_failed lists one entry per field with JSON Pointers', () => {
@@ -68,7 +71,10 @@ describe('query parsing', () => {
       const error = problemOf(() => parseQuery(event(undefined, { limit }), Query));
       assert.equal(error.status, 400);
       assert.equal(error.code, 'invalid_parameter');
-      assert.deepEqual(error.options.errors?.map((e) => [e.name, e.location]), [['limit', 'query']]);
+      assert.deepEqual(
+        error.options.errors?.map((e) => [e.name, e.location]),
+        [['limit', 'query']],
+      );
       assert.match(error.options.errors?.[0]?.reason ?? '', /integer from 1 to 100/);
     }
   });

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, test, vi } from 'vitest';
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { afterEach, beforeEach, describe, test, vi } from 'vitest';
 import { keys } from '../../lib/data/keys.js';
-import { requestEventsReader, type ReadMeter } from '../../lib/data/request-events.js';
+import { type ReadMeter, requestEventsReader } from '../../lib/data/request-events.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();
 const table = { db, tableName: 't' };
@@ -44,7 +44,10 @@ describe('eventsAfter', () => {
     const id = randomUUID();
     mock.on(QueryCommand).resolves({ Items: [page(id, [4, 5]), page(id, [2, 3])], LastEvaluatedKey: keys.requestEvent(id, 5) });
     const result = await requestEventsReader(table).eventsAfter(id, 1, 2);
-    assert.deepEqual(result.events.map((e) => e.seq), [2, 3, 4, 5]);
+    assert.deepEqual(
+      result.events.map((e) => e.seq),
+      [2, 3, 4, 5],
+    );
     assert.equal(result.complete, false);
   });
 
@@ -67,14 +70,22 @@ describe('requestWithWatermark', () => {
     mock.on(GetCommand).resolves({ ConsumedCapacity: { CapacityUnits: 0.5 } });
     const { reads, meter } = recorder();
     assert.equal(await requestEventsReader(table, meter).requestWithWatermark(id), undefined);
-    assert.deepEqual(mock.commandCalls(GetCommand).map((c) => c.args[0].input.Key), [keys.requestEventSeq(id), keys.workflowRequest(id)]);
-    assert.deepEqual(reads, [['get', 0.5], ['get', 0.5]]);
+    assert.deepEqual(
+      mock.commandCalls(GetCommand).map((c) => c.args[0].input.Key),
+      [keys.requestEventSeq(id), keys.workflowRequest(id)],
+    );
+    assert.deepEqual(reads, [
+      ['get', 0.5],
+      ['get', 0.5],
+    ]);
   });
 
   test('before any event the watermark is 0', async () => {
     const id = randomUUID();
     mock.on(GetCommand).resolves({});
-    mock.on(GetCommand, { Key: keys.workflowRequest(id) }).resolves({ Item: { ...keys.workflowRequest(id), ...keys.workflowRequestIndex('a', 'c', id), entity: 'workflow_request', id } });
+    mock
+      .on(GetCommand, { Key: keys.workflowRequest(id) })
+      .resolves({ Item: { ...keys.workflowRequest(id), ...keys.workflowRequestIndex('a', 'c', id), entity: 'workflow_request', id } });
     assert.deepEqual(await requestEventsReader(table).requestWithWatermark(id), { id, event_seq: 0 });
   });
 });
@@ -82,7 +93,9 @@ describe('requestWithWatermark', () => {
 describe('nodes', () => {
   test('the NODE# snapshot, consistent, with each page’s read units metered as queries', async () => {
     const id = randomUUID();
-    mock.on(QueryCommand).resolves({ Items: [{ ...keys.nodeExecution(id, 'a'), entity: 'node_execution', node_id: 'a' }], ConsumedCapacity: { CapacityUnits: 1.5 } });
+    mock
+      .on(QueryCommand)
+      .resolves({ Items: [{ ...keys.nodeExecution(id, 'a'), entity: 'node_execution', node_id: 'a' }], ConsumedCapacity: { CapacityUnits: 1.5 } });
     const { reads, meter } = recorder();
     assert.deepEqual(await requestEventsReader(table, meter).nodes(id), [{ node_id: 'a' }]);
     const input = mock.commandCalls(QueryCommand)[0]!.args[0].input;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describe, test } from 'vitest';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { describe, test } from 'vitest';
 import { handler as serveOpenApi } from '../../functions/openapi.js';
 import type { ApiContext } from '../../lib/http/types.js';
 import { REPO_ROOT } from '../../lib/local/handlers.js';

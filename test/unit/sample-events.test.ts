@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describe, test } from 'vitest';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { REPO_ROOT } from '../../lib/local/handlers.js';
-import { handler as notFound } from '../../functions/not-found.js';
+import { describe, test } from 'vitest';
 import { makeHandler as makeLogin } from '../../functions/auth/login.js';
+import { handler as notFound } from '../../functions/not-found.js';
 import type { ApiContext } from '../../lib/http/types.js';
+import { REPO_ROOT } from '../../lib/local/handlers.js';
 import { matchRoute } from '../../lib/routes.js';
 
 const sample = (name: string) => JSON.parse(readFileSync(resolve(REPO_ROOT, 'events', name), 'utf8')) as APIGatewayProxyEventV2;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { beforeEach, describe, test } from 'vitest';
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { beforeEach, describe, test } from 'vitest';
 import { keys } from '../../lib/data/keys.js';
 import { sessionsRepo } from '../../lib/data/sessions.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();
 const repo = sessionsRepo({ db, tableName: 't' });

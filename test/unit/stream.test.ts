@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { beforeEach, describe, test } from 'vitest';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { beforeEach, describe, test } from 'vitest';
 import { keys } from '../../lib/data/keys.js';
 import { requestEventsReader } from '../../lib/data/request-events.js';
 import type { NodeExecution, RequestEvent, WorkflowRequest } from '../../lib/data/workflow-requests.js';
@@ -14,17 +13,22 @@ import {
   parseLastEventId,
   planStart,
   resumeNeedsSnapshot,
+  STREAM_TIMING,
   sequenceEvents,
   snapshotPayloads,
   snapshotSettled,
-  STREAM_TIMING,
   streamDeadline,
   streamMaxSeconds,
   streamMetrics,
 } from '../../lib/engine/stream.js';
 import { jsonFrame, KEEPALIVE_FRAME, sseFrame } from '../../lib/http/streaming.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
-const ev = (seq: number, status = 'completed'): RequestEvent => ({ seq, created_at: '2026-01-01T00:00:00.000Z', data: { node_execution: { id: `n${seq}`, status } } });
+const ev = (seq: number, status = 'completed'): RequestEvent => ({
+  seq,
+  created_at: '2026-01-01T00:00:00.000Z',
+  data: { node_execution: { id: `n${seq}`, status } },
+});
 const seqs = (events: RequestEvent[]) => events.map((e) => e.seq);
 
 describe('SSE frames', () => {
@@ -165,8 +169,18 @@ describe('payloads', () => {
       payloads.map((p) => (p.node_execution?.node_id as string) ?? 'request'),
       ['a', 'c', 'b', 'request'],
     );
-    assert.deepEqual(Object.keys(payloads[0]!.node_execution!).sort(), ['attempt_count', 'id', 'node_id', 'output_data', 'status', 'workflow_request_id', 'workflow_version_id']);
-    assert.deepEqual(payloads[3], { workflow_request: { id: requestId, status: 'completed', workflow_version_id: versionId, completed_at: '2026-01-01T00:01:00.000Z' } });
+    assert.deepEqual(Object.keys(payloads[0]!.node_execution!).sort(), [
+      'attempt_count',
+      'id',
+      'node_id',
+      'output_data',
+      'status',
+      'workflow_request_id',
+      'workflow_version_id',
+    ]);
+    assert.deepEqual(payloads[3], {
+      workflow_request: { id: requestId, status: 'completed', workflow_version_id: versionId, completed_at: '2026-01-01T00:01:00.000Z' },
+    });
     assert.ok(isTerminalPayload(payloads[3]!));
     assert.ok(!isTerminalPayload(payloads[0]!));
   });
@@ -216,7 +230,9 @@ describe('reads and their cost', () => {
 
   test('the watermark is read from the counter item before the request, both consistently', async () => {
     const id = randomUUID();
-    mock.on(GetCommand, { Key: keys.requestEventSeq(id) }).resolves({ Item: { ...keys.requestEventSeq(id), event_seq: 7 }, ConsumedCapacity: { CapacityUnits: 1 } });
+    mock
+      .on(GetCommand, { Key: keys.requestEventSeq(id) })
+      .resolves({ Item: { ...keys.requestEventSeq(id), event_seq: 7 }, ConsumedCapacity: { CapacityUnits: 1 } });
     mock
       .on(GetCommand, { Key: keys.workflowRequest(id) })
       .resolves({ Item: { ...keys.workflowRequest(id), entity: 'workflow_request', id, status: 'pending' }, ConsumedCapacity: { CapacityUnits: 1 } });
@@ -224,7 +240,10 @@ describe('reads and their cost', () => {
     const found = await requestEventsReader({ db, tableName: 't' }, meter).requestWithWatermark(id);
     assert.deepEqual(found, { id, status: 'pending', event_seq: 7 });
     const calls = mock.commandCalls(GetCommand).map((c) => c.args[0].input);
-    assert.deepEqual(calls.map((c) => c.Key), [keys.requestEventSeq(id), keys.workflowRequest(id)]);
+    assert.deepEqual(
+      calls.map((c) => c.Key),
+      [keys.requestEventSeq(id), keys.workflowRequest(id)],
+    );
     assert.ok(calls.every((c) => c.ConsistentRead === true));
     assert.equal(meter.gets, 2);
     meter.close(0);

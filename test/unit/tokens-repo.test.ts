@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { beforeEach, describe, test } from 'vitest';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { beforeEach, describe, test } from 'vitest';
 import { keys } from '../../lib/data/keys.js';
-import { tokensRepo, type StoredToken } from '../../lib/data/tokens.js';
+import { type StoredToken, tokensRepo } from '../../lib/data/tokens.js';
 import { NotFoundError } from '../../lib/errors.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();
 const table = { db, tableName: 't' };
@@ -67,7 +67,10 @@ describe('list', () => {
       .resolvesOnce({ Items: [t(1)], LastEvaluatedKey: { pk: 'x', sk: 'TOKEN#tok_1' } })
       .resolvesOnce({ Items: [t(2), t(3)], LastEvaluatedKey: { pk: 'x', sk: 'TOKEN#tok_3' } });
     const page = await repo.list(accountId, { limit: 2 });
-    assert.deepEqual(page.tokens.map((x) => x.id), ['tok_1', 'tok_2']);
+    assert.deepEqual(
+      page.tokens.map((x) => x.id),
+      ['tok_1', 'tok_2'],
+    );
     assert.equal(page.nextAfter, 'TOKEN#tok_2');
     const input = mock.commandCalls(QueryCommand)[0]!.args[0].input;
     assert.equal(input.FilterExpression, 'expires_at > :now');
@@ -87,10 +90,15 @@ describe('delete', () => {
     mock.on(TransactWriteCommand).resolvesOnce({});
     await repo.delete(token());
     const items = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
-    assert.deepEqual(items.map((i) => i.Delete?.Key), [keys.accountToken(accountId, 'tok_1'), keys.tokenByHash('h')]);
-    mock.on(TransactWriteCommand).rejects(
-      new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }] }),
+    assert.deepEqual(
+      items.map((i) => i.Delete?.Key),
+      [keys.accountToken(accountId, 'tok_1'), keys.tokenByHash('h')],
     );
+    mock
+      .on(TransactWriteCommand)
+      .rejects(
+        new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }] }),
+      );
     await assert.rejects(repo.delete(token()), NotFoundError);
   });
 });

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, test, vi } from 'vitest';
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { afterEach, beforeEach, describe, test, vi } from 'vitest';
 import { keys } from '../../lib/data/keys.js';
-import { EVENT_RETENTION_SECONDS, workflowRequestsRepo, type NodeExecution, type WorkflowRequest } from '../../lib/data/workflow-requests.js';
+import { EVENT_RETENTION_SECONDS, type NodeExecution, type WorkflowRequest, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();
 const repo = workflowRequestsRepo({ db, tableName: 't' });
@@ -15,7 +15,11 @@ const requestId = randomUUID();
 const request = { id: requestId, account_id: accountId, created_at: '2026-01-01T00:00:00.000Z', status: 'pending' } as WorkflowRequest;
 const node = (nodeId: string, status = 'pending', extra: Record<string, unknown> = {}) =>
   ({ id: `x-${nodeId}`, workflow_request_id: requestId, node_id: nodeId, status, ...extra }) as unknown as NodeExecution;
-const nodeItem = (nodeId: string, status = 'pending', extra: Record<string, unknown> = {}) => ({ ...keys.nodeExecution(requestId, nodeId), entity: 'node_execution', ...node(nodeId, status, extra) });
+const nodeItem = (nodeId: string, status = 'pending', extra: Record<string, unknown> = {}) => ({
+  ...keys.nodeExecution(requestId, nodeId),
+  entity: 'node_execution',
+  ...node(nodeId, status, extra),
+});
 const conditionFailed = () => new ConditionalCheckFailedException({ message: 'x', $metadata: {} });
 const throttled = () => new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
 const updateInput = (n = 0) => mock.commandCalls(UpdateCommand)[n]!.args[0].input;
@@ -29,7 +33,12 @@ describe('create', () => {
     mock.on(BatchWriteCommand).resolves({});
     await repo.create(request, [node('a'), node('b')]);
     const put = mock.commandCalls(PutCommand)[0]!.args[0].input;
-    assert.deepEqual(put.Item, { ...keys.workflowRequest(requestId), ...keys.workflowRequestIndex(accountId, request.created_at, requestId), entity: 'workflow_request', ...request });
+    assert.deepEqual(put.Item, {
+      ...keys.workflowRequest(requestId),
+      ...keys.workflowRequestIndex(accountId, request.created_at, requestId),
+      entity: 'workflow_request',
+      ...request,
+    });
     assert.equal(put.ConditionExpression, 'attribute_not_exists(pk)');
     const items = mock.commandCalls(BatchWriteCommand)[0]!.args[0].input.RequestItems!.t!.map((r) => r.PutRequest!.Item);
     assert.deepEqual(items, [nodeItem('a'), nodeItem('b')]);
@@ -45,7 +54,15 @@ describe('create', () => {
 describe('reads', () => {
   test('get and getNode read consistently by key, without keys, entity or the event watermark', async () => {
     mock.on(GetCommand).resolves({});
-    mock.on(GetCommand, { Key: keys.workflowRequest(requestId) }).resolves({ Item: { ...keys.workflowRequestIndex(accountId, 'c', requestId), ...keys.workflowRequest(requestId), entity: 'workflow_request', event_seq: 4, ...request } });
+    mock.on(GetCommand, { Key: keys.workflowRequest(requestId) }).resolves({
+      Item: {
+        ...keys.workflowRequestIndex(accountId, 'c', requestId),
+        ...keys.workflowRequest(requestId),
+        entity: 'workflow_request',
+        event_seq: 4,
+        ...request,
+      },
+    });
     mock.on(GetCommand, { Key: keys.nodeExecution(requestId, 'a') }).resolves({ Item: nodeItem('a') });
     assert.deepEqual(await repo.get(requestId), request);
     assert.deepEqual(await repo.getNode(requestId, 'a'), node('a'));
@@ -65,10 +82,13 @@ describe('reads', () => {
     const prefix = keys.nodeExecutionPrefix(requestId);
     assert.equal(calls[0]!.KeyConditionExpression, 'pk = :pk AND begins_with(sk, :prefix)');
     assert.deepEqual(calls[0]!.ExpressionAttributeValues, { ':pk': prefix.pk, ':prefix': prefix.skPrefix });
-    assert.deepEqual(calls.map((c) => [c.ConsistentRead, c.ReturnConsumedCapacity, c.ExclusiveStartKey]), [
-      [true, 'TOTAL', undefined],
-      [true, 'TOTAL', keys.nodeExecution(requestId, 'a')],
-    ]);
+    assert.deepEqual(
+      calls.map((c) => [c.ConsistentRead, c.ReturnConsumedCapacity, c.ExclusiveStartKey]),
+      [
+        [true, 'TOTAL', undefined],
+        [true, 'TOTAL', keys.nodeExecution(requestId, 'a')],
+      ],
+    );
   });
 
   test('outcome: open while any node is open, else failed, stopped or completed', async () => {
@@ -84,7 +104,10 @@ describe('reads', () => {
       assert.deepEqual(await repo.outcome(requestId), expected, statuses.join());
     }
     const input = mock.commandCalls(QueryCommand)[0]!.args[0].input;
-    assert.deepEqual([input.ProjectionExpression, input.ConsistentRead, input.ExpressionAttributeValues?.[':pk']], ['#status, #error, node_id', true, keys.nodeExecutionPrefix(requestId).pk]);
+    assert.deepEqual(
+      [input.ProjectionExpression, input.ConsistentRead, input.ExpressionAttributeValues?.[':pk']],
+      ['#status, #error, node_id', true, keys.nodeExecutionPrefix(requestId).pk],
+    );
   });
 
   test('outcome reads every page before concluding, and keeps the failed node’s own error', async () => {
@@ -101,19 +124,35 @@ describe('reads', () => {
 describe('guarded transitions', () => {
   test('transitionNode sets the fields under a status condition, with lease and attempt when asked', async () => {
     mock.on(UpdateCommand).resolves({ Attributes: nodeItem('a', 'in_progress') });
-    const claimed = await repo.transitionNode(requestId, 'a', ['pending', 'in_progress'], { status: 'in_progress', lease_expires_at: 50 }, { incrementAttempt: true, leaseExpiredBefore: 10 });
+    const claimed = await repo.transitionNode(
+      requestId,
+      'a',
+      ['pending', 'in_progress'],
+      { status: 'in_progress', lease_expires_at: 50 },
+      { incrementAttempt: true, leaseExpiredBefore: 10 },
+    );
     assert.deepEqual(claimed, node('a', 'in_progress'));
     const input = updateInput();
     assert.deepEqual(input.Key, keys.nodeExecution(requestId, 'a'));
     assert.equal(input.UpdateExpression, 'SET #status = :status, #lease_expires_at = :lease_expires_at ADD attempt_count :one');
     assert.equal(input.ConditionExpression, '(#status IN (:from0, :from1)) AND (attribute_not_exists(#lease) OR #lease < :leaseNow)');
     assert.deepEqual(input.ExpressionAttributeNames, { '#status': 'status', '#lease_expires_at': 'lease_expires_at', '#lease': 'lease_expires_at' });
-    assert.deepEqual(input.ExpressionAttributeValues, { ':status': 'in_progress', ':lease_expires_at': 50, ':from0': 'pending', ':from1': 'in_progress', ':leaseNow': 10, ':one': 1 });
+    assert.deepEqual(input.ExpressionAttributeValues, {
+      ':status': 'in_progress',
+      ':lease_expires_at': 50,
+      ':from0': 'pending',
+      ':from1': 'in_progress',
+      ':leaseNow': 10,
+      ':one': 1,
+    });
     assert.equal(input.ReturnValues, 'ALL_NEW');
   });
 
   test('settleNode guards on status and attempt: true when it wrote, false when the condition failed', async () => {
-    mock.on(UpdateCommand).resolvesOnce({ Attributes: nodeItem('a', 'completed') }).rejectsOnce(conditionFailed());
+    mock
+      .on(UpdateCommand)
+      .resolvesOnce({ Attributes: nodeItem('a', 'completed') })
+      .rejectsOnce(conditionFailed());
     assert.equal(await repo.settleNode(requestId, 'a', ['in_progress'], { status: 'completed', output_data: 1 }, 3), true);
     assert.equal(await repo.settleNode(requestId, 'a', ['in_progress'], { status: 'completed', output_data: 1 }, 3), false);
     const input = updateInput();
@@ -127,7 +166,10 @@ describe('guarded transitions', () => {
     assert.deepEqual(await repo.transitionRequest(requestId, ['pending'], { status: 'in_progress' }), { ...request, status: 'in_progress' });
     assert.deepEqual(updateInput().Key, keys.workflowRequest(requestId));
     assert.equal(updateInput().ConditionExpression, '#status IN (:from0)');
-    for (const error of [conditionFailed(), new TransactionCanceledException({ message: 'x', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] })]) {
+    for (const error of [
+      conditionFailed(),
+      new TransactionCanceledException({ message: 'x', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] }),
+    ]) {
       mock.reset();
       mock.on(UpdateCommand).rejects(error);
       assert.equal(await repo.transitionRequest(requestId, ['pending'], { status: 'in_progress' }), undefined);
@@ -174,7 +216,12 @@ describe('appendEvents and list', () => {
   });
 
   test('list reads the account’s request history partition with the given filters', async () => {
-    const item = { ...keys.workflowRequest(requestId), ...keys.workflowRequestIndex(accountId, request.created_at, requestId), entity: 'workflow_request', ...request };
+    const item = {
+      ...keys.workflowRequest(requestId),
+      ...keys.workflowRequestIndex(accountId, request.created_at, requestId),
+      entity: 'workflow_request',
+      ...request,
+    };
     mock.on(QueryCommand).resolves({ Items: [item, { ...item, id: 'older' }], LastEvaluatedKey: { pk: 'x' } });
     const after = { gsi1sk: 'z', pk: 'WFREQ#z', sk: 'REQUEST' };
     const page = await repo.list(accountId, { status: 'failed', chat_id: undefined }, { limit: 1, after });

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { beforeEach, describe, test } from 'vitest';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { beforeEach, describe, test } from 'vitest';
 import { chatsRepo } from '../../lib/data/chats.js';
 import { keys } from '../../lib/data/keys.js';
-import { workflowsRepo, type Workflow } from '../../lib/data/workflows.js';
+import { type Workflow, workflowsRepo } from '../../lib/data/workflows.js';
 import { ConflictError, NotFoundError } from '../../lib/errors.js';
+import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();
 const table = { db, tableName: 't' };
@@ -66,7 +66,10 @@ describe('list', () => {
   test('newest first from the index, one more than the page to prove has_more', async () => {
     mock.on(QueryCommand).resolves({ Items: [item(9), item(8), item(7)], LastEvaluatedKey: { pk: 'x' } });
     const page = await repo.list(accountId, { limit: 2 });
-    assert.deepEqual(page.workflows.map((w) => w.id.slice(-1)), ['9', '8']);
+    assert.deepEqual(
+      page.workflows.map((w) => w.id.slice(-1)),
+      ['9', '8'],
+    );
     assert.equal(page.nextAfter, item(8).gsi1sk);
     const input = mock.commandCalls(QueryCommand)[0]!.args[0].input;
     assert.deepEqual([input.IndexName, input.ScanIndexForward, input.Limit, input.FilterExpression], ['gsi1', false, 3, undefined]);
@@ -91,7 +94,10 @@ describe('list', () => {
       .resolvesOnce({ Items: [], LastEvaluatedKey: { gsi1sk: item(3).gsi1sk } })
       .resolvesOnce({ Items: [item(2), item(1)], LastEvaluatedKey: { gsi1sk: item(1).gsi1sk } });
     const page = await repo.list(accountId, { limit: 2, search: 'FLOW' });
-    assert.deepEqual(page.workflows.map((w) => w.id.slice(-1)), ['9', '2']);
+    assert.deepEqual(
+      page.workflows.map((w) => w.id.slice(-1)),
+      ['9', '2'],
+    );
     assert.equal(page.nextAfter, item(2).gsi1sk);
     const calls = mock.commandCalls(QueryCommand);
     assert.equal(calls.length, 3);
@@ -120,17 +126,16 @@ describe('createVersion', () => {
     assert.equal(update!.Update?.ConditionExpression, 'attribute_exists(pk) AND version_count = :expected');
     assert.equal(update!.Update?.UpdateExpression, 'SET version_count = :next, latest_version_id = :version_id, updated_at = :now');
     assert.deepEqual(update!.Update?.ExpressionAttributeValues, { ':next': 3, ':expected': 2, ':version_id': versionId, ':now': 'now' });
-    assert.deepEqual([put!.Put?.Item?.pk, put!.Put?.Item?.sk, put!.Put?.Item?.account_id, put!.Put?.Item?.version], [`WORKFLOWVERSION#${versionId}`, 'VERSION', accountId, 3]);
+    assert.deepEqual(
+      [put!.Put?.Item?.pk, put!.Put?.Item?.sk, put!.Put?.Item?.account_id, put!.Put?.Item?.version],
+      [`WORKFLOWVERSION#${versionId}`, 'VERSION', accountId, 3],
+    );
     assert.equal(put!.Put?.ConditionExpression, 'attribute_not_exists(pk)');
   });
 
   test('a lost race re-reads the counter and takes the next number', async () => {
     const w = workflow({ version_count: 0 });
-    mock
-      .on(TransactWriteCommand)
-      .rejectsOnce(cancelled('ConditionalCheckFailed', 'None'))
-      .rejectsOnce(cancelled('TransactionConflict', 'None'))
-      .resolves({});
+    mock.on(TransactWriteCommand).rejectsOnce(cancelled('ConditionalCheckFailed', 'None')).rejectsOnce(cancelled('TransactionConflict', 'None')).resolves({});
     mock
       .on(GetCommand)
       .resolvesOnce({ Item: { ...w, version_count: 1 } })
@@ -150,12 +155,18 @@ describe('createVersion', () => {
 
     mock.reset();
     mock.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
-    await assert.rejects(repo.createVersion(w, { id: randomUUID(), definition, entry_node_ids: [], created_at: 'now' }), (e: unknown) => e instanceof ConflictError && e.code === 'version_exists');
+    await assert.rejects(
+      repo.createVersion(w, { id: randomUUID(), definition, entry_node_ids: [], created_at: 'now' }),
+      (e: unknown) => e instanceof ConflictError && e.code === 'version_exists',
+    );
 
     mock.reset();
     mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
     mock.on(GetCommand).resolves({ Item: { ...w, version_count: 5 } });
-    await assert.rejects(repo.createVersion(w, { id: randomUUID(), definition, entry_node_ids: [], created_at: 'now' }), (e: unknown) => e instanceof ConflictError && e.code === 'version_conflict');
+    await assert.rejects(
+      repo.createVersion(w, { id: randomUUID(), definition, entry_node_ids: [], created_at: 'now' }),
+      (e: unknown) => e instanceof ConflictError && e.code === 'version_conflict',
+    );
     assert.equal(mock.commandCalls(TransactWriteCommand).length, 12);
   });
 
@@ -168,7 +179,9 @@ describe('createVersion', () => {
 describe('getVersion and chats: another account’s item is no item', () => {
   test('getVersion', async () => {
     const versionId = randomUUID();
-    mock.on(GetCommand).resolves({ Item: { ...keys.workflowVersion(versionId), id: versionId, account_id: accountId, version: 1, definition, entry_node_ids: [] } });
+    mock
+      .on(GetCommand)
+      .resolves({ Item: { ...keys.workflowVersion(versionId), id: versionId, account_id: accountId, version: 1, definition, entry_node_ids: [] } });
     assert.equal((await repo.getVersion(accountId, versionId))?.version, 1);
     assert.equal(await repo.getVersion(randomUUID(), versionId), undefined);
     assert.equal(await repo.getVersion(accountId, 'garbage'), undefined);
@@ -180,10 +193,20 @@ describe('getVersion and chats: another account’s item is no item', () => {
     const chats = chatsRepo(table);
     const chatId = randomUUID();
     mock.on(GetCommand).resolves({ Item: { ...keys.chat(chatId), id: chatId, account_id: accountId, created_at: 'now' } });
-    assert.deepEqual(await chats.get(accountId, chatId), { id: chatId, account_id: accountId, title: null, workflow_id: null, machine_id: null, created_at: 'now' });
+    assert.deepEqual(await chats.get(accountId, chatId), {
+      id: chatId,
+      account_id: accountId,
+      title: null,
+      workflow_id: null,
+      machine_id: null,
+      created_at: 'now',
+    });
     assert.equal(await chats.get(randomUUID(), chatId), undefined);
     assert.equal(await chats.get(accountId, '../x'), undefined);
     mock.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'x', $metadata: {} }));
-    await assert.rejects(chats.create({ id: chatId, account_id: accountId, title: null, workflow_id: null, machine_id: null, created_at: 'now' }), ConflictError);
+    await assert.rejects(
+      chats.create({ id: chatId, account_id: accountId, title: null, workflow_id: null, machine_id: null, created_at: 'now' }),
+      ConflictError,
+    );
   });
 });

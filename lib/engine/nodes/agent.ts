@@ -1,4 +1,4 @@
-import { memoryRepo, type MemoryRepo } from '../../data/memory.js';
+import { type MemoryRepo, memoryRepo } from '../../data/memory.js';
 import { resolveModel } from '../../models/registry.js';
 import type { Completion } from '../../models/types.js';
 import { NodeFailure } from '../node-failure.js';

@@ -88,7 +88,10 @@ export interface HttpNodeSettings {
 export function httpNodeSettings(env: NodeJS.ProcessEnv = process.env): HttpNodeSettings {
   const allowedHostnames = new Set<string>();
   const allowedCidrs: Cidr[] = [];
-  for (const entry of (env.HTTP_NODE_ALLOWED_HOSTS ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of (env.HTTP_NODE_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const cidr = parseCidr(entry);
     if (cidr) allowedCidrs.push(cidr);
     else allowedHostnames.add(normalizeHostname(entry));
@@ -102,7 +105,11 @@ export function httpNodeSettings(env: NodeJS.ProcessEnv = process.env): HttpNode
   };
 }
 
-const normalizeHostname = (host: string): string => host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.+$/, '');
+const normalizeHostname = (host: string): string =>
+  host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.+$/, '');
 
 // ---------------------------------------------------------------- addresses
 
@@ -324,14 +331,22 @@ function send(target: URL, request: Outgoing, addresses: Resolved[], signal: Abo
 
 async function readBody(response: IncomingMessage, limit: number, where: string): Promise<Buffer> {
   const tooLarge = () => new NodeFailure('response_too_large', `${where}: the response is larger than ${limit} bytes.`, false);
-  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(response.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   const declared = Number(response.headers['content-length']);
   if ((encoding === '' || encoding === 'identity') && declared > limit) {
     response.destroy();
     throw tooLarge();
   }
   const decoder =
-    encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip() : encoding === 'deflate' ? zlib.createInflate() : encoding === 'br' ? zlib.createBrotliDecompress() : undefined;
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? zlib.createGunzip()
+      : encoding === 'deflate'
+        ? zlib.createInflate()
+        : encoding === 'br'
+          ? zlib.createBrotliDecompress()
+          : undefined;
   // pipeline: an error or a premature close on either side ends the other, so the loop below cannot hang.
   const stream: Readable = decoder ? pipeline(response, decoder, () => undefined) : response;
   const chunks: Buffer[] = [];
@@ -482,7 +497,11 @@ export async function httpNode({ node, input, signal }: Pick<NodeRunContext, 'no
       const output = { status, headers: responseHeaders(response), body: decodeBody(response, bytes) };
       const stored = Buffer.byteLength(JSON.stringify(output));
       if (stored > MAX_OUTPUT_JSON_BYTES) {
-        throw new NodeFailure('response_too_large', `${where}: the response is too large to keep as the node's output (${stored} bytes as JSON; at most ${MAX_OUTPUT_JSON_BYTES}).`, false);
+        throw new NodeFailure(
+          'response_too_large',
+          `${where}: the response is too large to keep as the node's output (${stored} bytes as JSON; at most ${MAX_OUTPUT_JSON_BYTES}).`,
+          false,
+        );
       }
       return output;
     }

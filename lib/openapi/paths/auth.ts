@@ -11,8 +11,7 @@ export function registerAuthPaths(registry: OpenAPIRegistry, common: Common): vo
     path: '/v1/auth/login',
     operationId: 'login',
     summary: 'Open a browser session',
-    description:
-      'Sets `session=<opaque>; HttpOnly; Secure; SameSite=Strict; Path=/` for 12 hours. The cookie is a credential only on POST /v1/api-tokens.',
+    description: 'Sets `session=<opaque>; HttpOnly; Secure; SameSite=Strict; Path=/` for 12 hours. The cookie is a credential only on POST /v1/api-tokens.',
     tags: ['Sessions'],
     security: common.public,
     request: { body: { content: { 'application/json': { schema: LoginBody } } } },

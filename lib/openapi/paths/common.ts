@@ -85,7 +85,10 @@ export function registerCommon(registry: OpenAPIRegistry): Common {
     headers: {
       retryAfter,
       idempotencyReplayed: {
-        'Idempotency-Replayed': { description: '`true` on a replay: the first answer to this Idempotency-Key, returned again.', schema: { type: 'string', const: 'true' } },
+        'Idempotency-Replayed': {
+          description: '`true` on a replay: the first answer to this Idempotency-Key, returned again.',
+          schema: { type: 'string', const: 'true' },
+        },
       },
     },
   };

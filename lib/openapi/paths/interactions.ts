@@ -7,7 +7,7 @@ import type { Common } from './common.js';
 export function registerInteractionPaths(registry: OpenAPIRegistry, common: Common): void {
   const { unauthorized, suspended, internal } = common.problems;
   const tokenUnauthorized = unauthorized('Missing, malformed, expired or revoked token (`unauthorized`).');
-  const notFound = common.problem('No such interaction, a malformed id, or another account\'s (indistinguishable, `not_found`).');
+  const notFound = common.problem("No such interaction, a malformed id, or another account's (indistinguishable, `not_found`).");
   registry.registerPath({
     method: 'get',
     path: '/v2/interactions',

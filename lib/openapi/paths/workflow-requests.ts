@@ -7,7 +7,7 @@ import type { Common } from './common.js';
 const idParam = z.object({ id: z.uuid() });
 
 export function registerWorkflowRequestPaths(registry: OpenAPIRegistry, common: Common): void {
-  const notFound = common.problem('No such request, a malformed id, or another account\'s (indistinguishable, `not_found`).');
+  const notFound = common.problem("No such request, a malformed id, or another account's (indistinguishable, `not_found`).");
   const { suspended, internal } = common.problems;
   const unauthorized = common.problems.unauthorized('Missing, malformed, expired or revoked token (`unauthorized`).');
   const tags = ['Workflow requests'];
@@ -30,7 +30,9 @@ export function registerWorkflowRequestPaths(registry: OpenAPIRegistry, common: 
         headers: common.headers.idempotencyReplayed,
         content: { 'application/json': { schema: RunWorkflowResponse } },
       },
-      400: common.problem('Not JSON, not an object, an unknown field (`invalid_json`, `invalid_body`, `unknown_field`), or a malformed Idempotency-Key (`idempotency_key_invalid`).'),
+      400: common.problem(
+        'Not JSON, not an object, an unknown field (`invalid_json`, `invalid_body`, `unknown_field`), or a malformed Idempotency-Key (`idempotency_key_invalid`).',
+      ),
       401: unauthorized,
       403: suspended,
       409: common.problem(

@@ -145,7 +145,9 @@ export function registerWorkflowPaths(registry: OpenAPIRegistry, common: Common)
       400: badBody,
       401: unauthorized,
       403: forbidden,
-      422: common.problem('A field is malformed, or `workflow_id` is not a workflow of this account (`validation_failed` naming `/workflow_id`; unknown and foreign ids answer alike).'),
+      422: common.problem(
+        'A field is malformed, or `workflow_id` is not a workflow of this account (`validation_failed` naming `/workflow_id`; unknown and foreign ids answer alike).',
+      ),
       500: internal,
     },
   });

@@ -3,9 +3,7 @@ import { REQUEST_STATUSES } from '../../schemas/workflow-requests.js';
 
 export const NODE_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'blocked', 'skipped', 'stopped', 'waiting'] as const;
 
-export const RunWorkflowResponse = z
-  .object({ workflow_request_id: z.uuid(), status: z.enum(REQUEST_STATUSES) })
-  .meta({ id: 'RunWorkflowResponse' });
+export const RunWorkflowResponse = z.object({ workflow_request_id: z.uuid(), status: z.enum(REQUEST_STATUSES) }).meta({ id: 'RunWorkflowResponse' });
 
 const Failure = z.object({ code: z.string(), message: z.string() }).nullable();
 
