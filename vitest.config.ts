@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { CoverageByFolderReporter } from './test/coverage-by-folder.js';
+import { PlainSummaryReporter } from './test/plain-summary.js';
 
 // On Node 20, every process that makes an AWS SDK client (this one starts the emulators, each test file is
 // another) would print the SDK's notice that it will soon need Node 22.
@@ -27,7 +28,7 @@ export default defineConfig({
       // Handlers log through Powertools; keep test output to what tests print.
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'CRITICAL',
     },
-    reporters: ['default', new CoverageByFolderReporter()],
+    reporters: ['default', new CoverageByFolderReporter(), new PlainSummaryReporter()],
     coverage: {
       provider: 'v8',
       include: ['lib/**/*.ts'],
