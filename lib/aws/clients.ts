@@ -22,17 +22,25 @@ const emulatorCredentials = (): Credentials => ({
  * network errors, with the SDK's jittered backoff and retry quota). The
  * timeouts make a stalled connection fail and be retried instead of waiting
  * until the Lambda deadline: a connection that is not up in 3 s, or a
- * socket silent for 10 s (a DynamoDB or SQS call answers in milliseconds;
- * long polls are the local poller's, on its own client).
+ * request without an answer after 10 s (a DynamoDB or SQS call answers in
+ * milliseconds; long polls are the local poller's, on its own client).
  */
-export function clientSettings(endpoint: string | undefined, region: string, credentials?: Credentials): DynamoDBClientConfig {
+export const CLIENT_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 10_000 };
+
+export function clientSettings(
+  endpoint: string | undefined,
+  region: string,
+  credentials?: Credentials,
+  timeouts: typeof CLIENT_TIMEOUTS = CLIENT_TIMEOUTS,
+): DynamoDBClientConfig {
   return {
     region,
     endpoint,
     credentials: credentials ?? (endpoint ? emulatorCredentials() : undefined),
     retryMode: 'standard',
     maxAttempts: 4,
-    requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
+    // Without throwOnRequestTimeout the handler only logs a warning when requestTimeout passes.
+    requestHandler: { ...timeouts, throwOnRequestTimeout: true },
   };
 }
 
