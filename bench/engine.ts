@@ -17,6 +17,7 @@ import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMe
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal, startSqsEmulator } from '../lib/local/emulators.js';
 import { type LocalStack, startLocalStack } from '../lib/local/stack.js';
+import { pendingRequest } from '../test/helpers/pending-request.js';
 import { type DynamoCall, type DynamoCountingProxy, type SqsCall, type SqsCountingProxy, startCountingProxy, startSqsCountingProxy } from './counting-proxy.js';
 import { type FunctionMemory, functionMemory, PRICES, TARGET_USD_PER_MILLION_NODES } from './prices.js';
 
@@ -932,52 +933,8 @@ async function measureSse(
   };
 
   // A request that nothing will ever run: one pending node, never enqueued. Only what the bench appends happens.
-  const id = randomUUID();
-  const nodeId = randomUUID();
-  const versionId = randomUUID();
-  const now = new Date().toISOString();
-  await b.repo.create(
-    {
-      id,
-      account_id: b.accountId,
-      workflow_id: randomUUID(),
-      workflow_version_id: versionId,
-      entry_node_ids: [nodeId],
-      user_id: b.accountId,
-      billing_user_id: b.accountId,
-      parent_node_execution_id: null,
-      parent_workflow_request_id: id,
-      chat_id: null,
-      status: 'pending',
-      payload: {},
-      query: null,
-      metadata: null,
-      error: null,
-      started_at: null,
-      completed_at: null,
-      created_at: now,
-      node_count: 1,
-    },
-    [
-      {
-        id: randomUUID(),
-        workflow_request_id: id,
-        node_id: nodeId,
-        node_type: 'transform',
-        workflow_version_id: versionId,
-        status: 'pending',
-        input_data: null,
-        output_data: null,
-        attempt_count: 0,
-        error: null,
-        parent_count: 0,
-        created_at: now,
-        started_at: null,
-        completed_at: null,
-        failed_at: null,
-      },
-    ],
-  );
+  const { id, nodeId, request, node } = pendingRequest(b.accountId);
+  await b.repo.create(request, [node]);
 
   const url = `${b.stack.url}/v1/workflow-requests/${id}/listen`;
   const listeners = await Promise.all(Array.from({ length: count }, () => openListener(url, b.token)));

@@ -7,11 +7,12 @@ import { adminCommands } from '../../lib/admin/commands.js';
 import { chatsRepo } from '../../lib/data/chats.js';
 import { keys, ttlFromDate } from '../../lib/data/keys.js';
 import { requestEventsReader } from '../../lib/data/request-events.js';
-import { type NodeExecution, type WorkflowRequest, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
+import { workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 import { workflowsRepo } from '../../lib/data/workflows.js';
 import { enqueueNodeTasks, type NodeTask } from '../../lib/engine/node-queue.js';
 import { startRequest } from '../../lib/engine/start.js';
 import { streamMetrics } from '../../lib/engine/stream.js';
+import { pendingRequest } from '../helpers/pending-request.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
 import { apiFor, createVersion, type TestNode, transform } from '../helpers/workflows.js';
 
@@ -65,48 +66,7 @@ async function heldRun(v: { id: string; entry_node_ids: string[] }) {
 
 /** A request with one pending node that nothing will ever run: only what a test appends happens. */
 async function idleRequest(accountId = user.accountId, createdAt = new Date()) {
-  const id = randomUUID();
-  const nodeId = randomUUID();
-  const now = createdAt.toISOString();
-  const versionId = randomUUID();
-  const request: WorkflowRequest = {
-    id,
-    account_id: accountId,
-    workflow_id: randomUUID(),
-    workflow_version_id: versionId,
-    entry_node_ids: [nodeId],
-    user_id: accountId,
-    billing_user_id: accountId,
-    parent_node_execution_id: null,
-    parent_workflow_request_id: id,
-    chat_id: null,
-    status: 'pending',
-    payload: {},
-    query: null,
-    metadata: null,
-    error: null,
-    started_at: null,
-    completed_at: null,
-    created_at: now,
-    node_count: 1,
-  };
-  const node: NodeExecution = {
-    id: randomUUID(),
-    workflow_request_id: id,
-    node_id: nodeId,
-    node_type: 'transform',
-    workflow_version_id: versionId,
-    status: 'pending',
-    input_data: null,
-    output_data: null,
-    attempt_count: 0,
-    error: null,
-    parent_count: 0,
-    created_at: now,
-    started_at: null,
-    completed_at: null,
-    failed_at: null,
-  };
+  const { id, nodeId, versionId, request, node } = pendingRequest(accountId, createdAt);
   await workflowRequestsRepo(stack.table).create(request, [node]);
   return { id, nodeId, versionId, node };
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { keys } from '../../lib/data/keys.js';
 import { workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
 import { QUEUES } from '../../lib/queues.js';
+import { pendingRequest } from '../helpers/pending-request.js';
 import { queuesDrained } from '../helpers/queues.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
 import { apiFor, createVersion, node, runVersion, settledTree, type TestNode, type Tree, transform } from '../helpers/workflows.js';
@@ -213,52 +214,9 @@ describe('workflow execution on SQS workers', () => {
 
   test('a message that keeps failing reaches the DLQ, which marks its node and request failed', async () => {
     const repo = workflowRequestsRepo(stack.table);
-    const id = randomUUID();
-    const nodeId = randomUUID();
-    const now = new Date().toISOString();
     // Prepare: a request whose version does not exist, so every delivery throws.
-    await repo.create(
-      {
-        id,
-        account_id: user.accountId,
-        workflow_id: randomUUID(),
-        workflow_version_id: randomUUID(),
-        entry_node_ids: [nodeId],
-        user_id: user.accountId,
-        billing_user_id: user.accountId,
-        parent_node_execution_id: null,
-        parent_workflow_request_id: id,
-        chat_id: null,
-        status: 'pending',
-        payload: {},
-        query: null,
-        metadata: null,
-        error: null,
-        started_at: null,
-        completed_at: null,
-        created_at: now,
-        node_count: 1,
-      },
-      [
-        {
-          id: randomUUID(),
-          workflow_request_id: id,
-          node_id: nodeId,
-          node_type: 'transform',
-          workflow_version_id: randomUUID(),
-          status: 'pending',
-          input_data: null,
-          output_data: null,
-          attempt_count: 0,
-          error: null,
-          parent_count: 0,
-          created_at: now,
-          started_at: null,
-          completed_at: null,
-          failed_at: null,
-        },
-      ],
-    );
+    const { id, nodeId, request, node } = pendingRequest(user.accountId);
+    await repo.create(request, [node]);
     await sqs.send(new SendMessageCommand({ QueueUrl: stack.queues[0]!.url, MessageBody: JSON.stringify({ request_id: id, node_id: nodeId }) }));
     const tree = await settled(id, 30_000);
     assert.equal(tree.workflow_request.status, 'failed');
