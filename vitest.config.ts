@@ -34,7 +34,7 @@ export default defineConfig({
       include: ['lib/**/*.ts'],
       exclude: [
         // Generated at build time (the OpenAPI document as a string constant): not code to cover.
-        'lib/openapi/generated.ts',
+        'lib/app/openapi/generated.ts',
         // The local stand-in for Lambda, SQS event sources and API Gateway, not deployed code; its entry points
         // (`npm start`, the emulators of global-setup.ts) run in processes coverage does not see.
         'lib/local/**',

@@ -137,14 +137,14 @@ export function writeHelloWorldEntry(dir: string): string {
 }
 
 /**
- * The floor every function stands on: the clients lib/aws/clients.ts builds
+ * The floor every function stands on: the clients lib/platform/aws/clients.ts builds
  * for them, a DynamoDB document client and an SQS client, constructed at
  * module scope with the same settings, and nothing else. Bundled like the
  * functions (the stack's externals: none), so the SDK is in the bundle.
  */
 export const SDK_FLOOR_SOURCE = (repoRoot: string): string =>
   [
-    `import { createDynamoDb, createSqs } from ${JSON.stringify(join(repoRoot, 'lib/aws/clients.ts'))};`,
+    `import { createDynamoDb, createSqs } from ${JSON.stringify(join(repoRoot, 'lib/platform/aws/clients.ts'))};`,
     '',
     'const dynamoDb = createDynamoDb();',
     'const sqs = createSqs();',
@@ -182,7 +182,7 @@ export const FIRST_USE: Array<{ name: string; trigger: string; who: string; base
     who: 'worker:node-tasks',
     base: 'hello-world',
     source: (root) =>
-      `import { httpNode } from ${JSON.stringify(join(root, 'lib/engine/nodes/http.ts'))};\nexport const handler = async () => typeof httpNode;\n`,
+      `import { httpNode } from ${JSON.stringify(join(root, 'lib/execution/nodes/http.ts'))};\nexport const handler = async () => typeof httpNode;\n`,
   },
   {
     name: 'first-use:logger',
@@ -209,7 +209,7 @@ export const FIRST_USE: Array<{ name: string; trigger: string; who: string; base
     base: 'sdk-floor',
     source: (root) =>
       [
-        `import { createDynamoDb, createSqs } from ${JSON.stringify(join(root, 'lib/aws/clients.ts'))};`,
+        `import { createDynamoDb, createSqs } from ${JSON.stringify(join(root, 'lib/platform/aws/clients.ts'))};`,
         "import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';",
         // As lib/models/bedrock.ts builds it.
         'const clients = [createDynamoDb(), createSqs(), new BedrockRuntimeClient({ region: process.env.AWS_REGION })];',

@@ -15,8 +15,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { startDynamoDbLocal, startSqsEmulator } from '../lib/local/emulators.js';
-import { type LocalStack, startLocalStack } from '../lib/local/stack.js';
+import { startDynamoDbLocal, startSqsEmulator } from '#local/emulators.js';
+import { type LocalStack, startLocalStack } from '#local/stack.js';
 import { pendingRequest } from '../test/helpers/pending-request.js';
 import { type DynamoCall, type DynamoCountingProxy, type SqsCall, type SqsCountingProxy, startCountingProxy, startSqsCountingProxy } from './counting-proxy.js';
 import { type FunctionMemory, functionMemory, PRICES, TARGET_USD_PER_MILLION_NODES } from './prices.js';
@@ -216,7 +216,7 @@ function mentions(request: Record<string, unknown>, attribute: string): boolean 
 
 const NODE_TERMINAL_STATES = new Set(['completed', 'failed', 'skipped', 'stopped']);
 
-/** What a call is for, named after the engine function that makes it (lib/engine/executor.ts, lib/data/workflow-requests.ts). */
+/** What a call is for, named after the engine function that makes it (lib/execution/executor.ts, lib/execution/workflow-requests-repository.ts). */
 export function purposeOf(call: DynamoCall): string {
   const r = call.request ?? {};
   const failed = call.errorType ? ` (${call.errorType === 'ConditionalCheckFailedException' ? 'condition failed' : call.errorType})` : '';
@@ -312,7 +312,7 @@ interface Bench {
   direct: { db: DynamoDBDocumentClient; tableName: string };
   /** The same table through the counting proxy (for the calibration calls). */
   proxied: { db: DynamoDBDocumentClient; tableName: string };
-  repo: import('../lib/data/workflow-requests.js').WorkflowRequestsRepo;
+  repo: import('#execution/workflow-requests-repository.js').WorkflowRequestsRepo;
   // biome-ignore lint/suspicious/noExplicitAny: response bodies are JSON the bench reads field by field
   api: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
   workerQueueUrl: string;
@@ -351,10 +351,10 @@ async function setUp(log: (line: string) => void): Promise<Bench> {
     log(`engine: local stack at ${stack.url}; DynamoDB Local ${dynamodb.endpoint} behind ${ddb.url}; SQS emulator ${sqsEmulator.endpoint} behind ${sqs.url}`);
 
     // The bench's own reads and writes go straight to DynamoDB Local: never counted.
-    const { readEnv } = await import('../lib/config/env.js');
-    const { createDynamoDb } = await import('../lib/aws/clients.js');
-    const { adminCommands } = await import('../lib/admin/commands.js');
-    const { workflowRequestsRepo } = await import('../lib/data/workflow-requests.js');
+    const { readEnv } = await import('#platform/config/env.js');
+    const { createDynamoDb } = await import('#platform/aws/clients.js');
+    const { adminCommands } = await import('#accounts/admin-commands.js');
+    const { workflowRequestsRepo } = await import('#execution/workflow-requests-repository.js');
     const direct = { db: createDynamoDb({ ...readEnv(), dynamodbEndpoint: dynamodb.endpoint }), tableName: stack.tableName };
     const proxied = { db: createDynamoDb({ ...readEnv(), dynamodbEndpoint: ddb.url }), tableName: stack.tableName };
 
@@ -391,7 +391,7 @@ async function setUp(log: (line: string) => void): Promise<Bench> {
       return { status: response.status, body: text ? (JSON.parse(text) as any) : undefined };
     };
     const queue = stack.queues[0];
-    if (!queue) throw new Error('the local stack has no queue: QUEUES in lib/queues.ts is empty');
+    if (!queue) throw new Error('the local stack has no queue: QUEUES in lib/app/queues.ts is empty');
     return {
       stack,
       ddb,
@@ -520,7 +520,7 @@ function shapes(): Shape[] {
       shape: 'chain-retry',
       title: '10-node chain with retry policies',
       description:
-        'the same chain with `retry: {max_attempts: 2}` on every node (no node fails, so nothing is retried); lib/engine/executor.ts runs a transform inline only when it has no retry policy, so this shape is there to measure the queued path (a claim, a queue hop and a worker invocation per node) that the other node types take; the "through the queue" column of the latency table shows whether it did',
+        'the same chain with `retry: {max_attempts: 2}` on every node (no node fails, so nothing is retried); lib/execution/executor.ts runs a transform inline only when it has no retry policy, so this shape is there to measure the queued path (a claim, a queue hop and a worker invocation per node) that the other node types take; the "through the queue" column of the latency table shows whether it did',
       nodes: retried,
       edges: retried.slice(1).map((n, i) => ({ from: retried[i]!.id, to: n.id })),
     },
@@ -918,17 +918,17 @@ async function measureSse(
   const path = 'functions/workflow-requests/listen.ts';
   let entry: string | undefined;
   try {
-    const { ROUTES } = await import('../lib/routes.js');
+    const { ROUTES } = await import('#app/routes.js');
     entry = ROUTES.find((r) => r.path === '/v1/workflow-requests/{id}/listen')?.entry;
     readFileSync(join(REPO_ROOT, path));
   } catch {
     return { measured: false, reason: `${path} does not exist` };
   }
-  if (!entry) return { measured: false, reason: 'no route for GET /v1/workflow-requests/{id}/listen in lib/routes.ts' };
+  if (!entry) return { measured: false, reason: 'no route for GET /v1/workflow-requests/{id}/listen in lib/app/routes.ts' };
 
   b.ddb.configure({ sizing: false });
-  const { requestEventView } = await import('../lib/engine/views.js');
-  const { streamMetrics } = (await import('../lib/engine/stream.js').catch(() => ({ streamMetrics: undefined }))) as {
+  const { requestEventView } = await import('#execution/views.js');
+  const { streamMetrics } = (await import('#execution/stream.js').catch(() => ({ streamMetrics: undefined }))) as {
     streamMetrics?: { queries: number; gets: number; readUnits: number };
   };
 
@@ -1089,7 +1089,7 @@ export async function measureEngine(options: EngineOptions): Promise<EngineResul
   const t0 = performance.now();
   const b = await setUp(log);
   try {
-    const { ROUTES } = await import('../lib/routes.js');
+    const { ROUTES } = await import('#app/routes.js');
     const memory = functionMemory(REPO_ROOT, {
       run: ROUTES.find((r) => r.path === '/v1/workflow-requests/run')?.memoryMb,
       listen: ROUTES.find((r) => r.path === '/v1/workflow-requests/{id}/listen')?.memoryMb,

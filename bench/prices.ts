@@ -68,6 +68,6 @@ export function functionMemory(repoRoot: string, routeMemoryMb: { run?: number; 
     source:
       defaultMb === undefined
         ? `assumed ${fallback} MB: DEFAULT_MEMORY_MB not found in infra/stack.ts`
-        : `infra/stack.ts DEFAULT_MEMORY_MB = ${defaultMb}${workerUsesDefault ? ' (queue workers always use it)' : ' (worker memory assumed to be the default)'}; routes use their memoryMb from lib/routes.ts, else the default`,
+        : `infra/stack.ts DEFAULT_MEMORY_MB = ${defaultMb}${workerUsesDefault ? ' (queue workers always use it)' : ' (worker memory assumed to be the default)'}; routes use their memoryMb from lib/app/routes.ts, else the default`,
   };
 }

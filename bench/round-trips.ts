@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { startDynamoDbLocal } from '../lib/local/emulators.js';
-import { startLocalStack } from '../lib/local/stack.js';
+import { startDynamoDbLocal } from '#local/emulators.js';
+import { startLocalStack } from '#local/stack.js';
 import { startCountingProxy } from './counting-proxy.js';
 
 export interface RoundTripCase {
@@ -44,9 +44,9 @@ export async function measureRoundTrips(requestsPerCase: number, log: (line: str
     log(`local stack at ${stack.url}, DynamoDB Local ${dynamodb.endpoint} behind ${proxy.url}`);
 
     // Only now that the stack has set the environment: the data layer, with an explicit client on the proxy.
-    const { readEnv } = await import('../lib/config/env.js');
-    const { createDynamoDb } = await import('../lib/aws/clients.js');
-    const { adminCommands } = await import('../lib/admin/commands.js');
+    const { readEnv } = await import('#platform/config/env.js');
+    const { createDynamoDb } = await import('#platform/aws/clients.js');
+    const { adminCommands } = await import('#accounts/admin-commands.js');
     const table = { db: createDynamoDb({ ...readEnv(), dynamodbEndpoint: proxy.url }), tableName: stack.tableName };
 
     const email = `bench-${randomUUID()}@example.com`;

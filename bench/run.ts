@@ -17,9 +17,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { QUEUES } from '#app/queues.js';
+import { ROUTES } from '#app/routes.js';
 import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from '../infra/bundling.js';
-import { QUEUES } from '../lib/queues.js';
-import { ROUTES } from '../lib/routes.js';
 import {
   type BundleResult,
   type BundleTarget,
@@ -239,7 +239,7 @@ function dominance(a: LoadAnalysis): string {
   const fastestSdk = withSdk.length ? withSdk.reduce((m, r) => (r.vsFloor < m.vsFloor ? r : m)) : undefined;
   const parts: string[] = [];
   parts.push(
-    `${withSdk.length} of ${a.functions.length} functions bundle the AWS SDK and evaluate its DynamoDB client modules at init (built by lib/aws/clients.ts, which the repositories and the node queue import statically)${withSqs.length ? `, ${withSqs.length === withSdk.length ? 'all' : `${withSqs.length}`} of them the SQS client's too` : ''}${withoutSdk.length ? `; ${names(withoutSdk)} evaluate${withoutSdk.length === 1 ? 's' : ''} no SDK client at init` : ''}${lazy.length ? `. ${names(lazy)} also bundle${lazy.length === 1 ? 's' : ''} ${[...new Set(lazy.flatMap((r) => r.bundle.sdkClientsOnFirstUse))].join(', ')}, reached only through \`import()\`: parsed with the bundle, evaluated on the first call that needs it` : ''}.`,
+    `${withSdk.length} of ${a.functions.length} functions bundle the AWS SDK and evaluate its DynamoDB client modules at init (built by lib/platform/aws/clients.ts, which the repositories and the node queue import statically)${withSqs.length ? `, ${withSqs.length === withSdk.length ? 'all' : `${withSqs.length}`} of them the SQS client's too` : ''}${withoutSdk.length ? `; ${names(withoutSdk)} evaluate${withoutSdk.length === 1 ? 's' : ''} no SDK client at init` : ''}${lazy.length ? `. ${names(lazy)} also bundle${lazy.length === 1 ? 's' : ''} ${[...new Set(lazy.flatMap((r) => r.bundle.sdkClientsOnFirstUse))].join(', ')}, reached only through \`import()\`: parsed with the bundle, evaluated on the first call that needs it` : ''}.`,
   );
   parts.push(
     `${SDK_FLOOR}, those two clients and nothing else, is a ${fmtKb(f.bytes)} KB bundle (${fmtKb(f.sdkBytes)} KB of it the SDK's packages; loading it reads ${a.floorFootprint.files} file${a.floorFootprint.files === 1 ? '' : 's'} from node_modules) and takes ${fmtMs(S)} ms from spawn to exit, ${fmtX(a.floor.vsHello)} ${HELLO}'s ${fmtMs(H)} ms: that is what any function using the SDK starts from, and why the budget is a multiple of it rather than of ${HELLO}. A function's ratio to ${SDK_FLOOR} is therefore what its own code adds on top of the SDK: parsing its bundle (code reached only through \`import()\` is parsed too, e.g. JSONata's 80 KB) and evaluating its top level: zod and the request schemas built at module scope, middy, the Powertools modules it uses (idempotency and its JMESPath on v2 writes).`,
@@ -313,7 +313,7 @@ function comparisonLines(a: LoadAnalysis): string[] {
       `${short}'s DynamoDB document client (lib/data/client.ts \`createDocumentDb()\`) and SQS client (\`jsonClient\` with lib/engine/node-queue.ts's options), built at module scope`,
       O,
     ),
-    row(SDK_FLOOR, "today's `createDynamoDb()` and `createSqs()` (lib/aws/clients.ts), built at module scope", S),
+    row(SDK_FLOOR, "today's `createDynamoDb()` and `createSqs()` (lib/platform/aws/clients.ts), built at module scope", S),
     row(oldFunctionName, `\`${OLD_FUNCTION.entry}\` at ${short}`, c.oldFunction),
     row(OLD_FUNCTION.route, `\`${OLD_FUNCTION.entry}\` now`, c.newFunction),
     '',
@@ -410,7 +410,7 @@ function renderReport(input: {
     '**How measured.** Every `entry` in `ROUTES` (lib/routes.ts) and every `worker`/`deadLetterWorker` in `QUEUES` (lib/queues.ts) is bundled with the esbuild API using the CDK `NodejsFunction` settings: `bundle`, `minify`, `platform: node`, `target: node22`, `format: esm`, `mainFields: [module, main]`, the banner',
   );
   out(
-    `\`${ESM_REQUIRE_BANNER}\`, \`sourcemap: external\`, and the stack's external modules (infra/bundling.ts, read by both): ${EXTERNAL_MODULES.length ? `${EXTERNAL_MODULES.map((m) => `\`${m}\``).join(', ')}, which the Lambda Node.js 22 runtime provides; everything else is bundled in` : "none, so everything, the AWS SDK included, is bundled in (the stack overrides CDK's default of leaving `@aws-sdk/*` to the runtime)"}. The size is that of the emitted \`index.mjs\` in a scratch directory under the repository's \`.bench/\`; the \`.map\` file is not counted. "Largest parts" is esbuild's metafile \`bytesInOutput\` summed per npm package, \`(own code)\` being this repository's sources; "AWS SDK KB" sums the \`@aws-sdk/*\`, \`@smithy/*\` and \`@aws-crypto/*\` packages among them (a slight undercount: small packages the SDK pulls in from elsewhere, such as mnemonist for its endpoint cache, bowser and \`@aws/lambda-invoke-store\`, which Powertools uses too, are not counted). The ${HELLO} baseline is \`export const handler = async () => ({ statusCode: 200, body: 'ok' })\`; the ${SDK_FLOOR} baseline imports \`createDynamoDb\` and \`createSqs\` from lib/aws/clients.ts and builds a DynamoDB document client and an SQS client at module scope, with the settings every function's clients have, and nothing else; both are bundled exactly like the functions.`,
+    `\`${ESM_REQUIRE_BANNER}\`, \`sourcemap: external\`, and the stack's external modules (infra/bundling.ts, read by both): ${EXTERNAL_MODULES.length ? `${EXTERNAL_MODULES.map((m) => `\`${m}\``).join(', ')}, which the Lambda Node.js 22 runtime provides; everything else is bundled in` : "none, so everything, the AWS SDK included, is bundled in (the stack overrides CDK's default of leaving `@aws-sdk/*` to the runtime)"}. The size is that of the emitted \`index.mjs\` in a scratch directory under the repository's \`.bench/\`; the \`.map\` file is not counted. "Largest parts" is esbuild's metafile \`bytesInOutput\` summed per npm package, \`(own code)\` being this repository's sources; "AWS SDK KB" sums the \`@aws-sdk/*\`, \`@smithy/*\` and \`@aws-crypto/*\` packages among them (a slight undercount: small packages the SDK pulls in from elsewhere, such as mnemonist for its endpoint cache, bowser and \`@aws/lambda-invoke-store\`, which Powertools uses too, are not counted). The ${HELLO} baseline is \`export const handler = async () => ({ statusCode: 200, body: 'ok' })\`; the ${SDK_FLOOR} baseline imports \`createDynamoDb\` and \`createSqs\` from lib/platform/aws/clients.ts and builds a DynamoDB document client and an SQS client at module scope, with the settings every function's clients have, and nothing else; both are bundled exactly like the functions.`,
   );
   out();
 

@@ -1,8 +1,8 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { defaultTable, type TableRef } from '../lib/data/table.js';
-import { ApiError } from '../lib/errors.js';
-import { httpHandler } from '../lib/http/handler.js';
-import { json } from '../lib/http/responses.js';
+import { ApiError } from '#platform/errors.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
+import { defaultTable, type TableRef } from '#platform/table/table.js';
 
 /** 200 `{"status":"ok"}` only when the table answers and is active. */
 export const makeHandler = (deps: TableRef = defaultTable()) =>

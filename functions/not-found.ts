@@ -1,6 +1,6 @@
-import { MethodNotAllowedError, NotFoundError } from '../lib/errors.js';
-import { httpHandler } from '../lib/http/handler.js';
-import { allowedMethods } from '../lib/routes.js';
+import { allowedMethods } from '#app/routes.js';
+import { MethodNotAllowedError, NotFoundError } from '#platform/errors.js';
+import { httpHandler } from '#platform/http/handler.js';
 
 /**
  * API Gateway's `$default` route: every path the route table does not serve,

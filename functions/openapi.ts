@@ -1,7 +1,7 @@
-import { serviceEnv } from '../lib/config/env.js';
-import { httpHandler } from '../lib/http/handler.js';
-import { jsonText } from '../lib/http/responses.js';
-import { servedOpenApi } from '../lib/openapi/served.js';
+import { servedOpenApi } from '#app/openapi/served.js';
+import { serviceEnv } from '#platform/config/env.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { jsonText } from '#platform/http/responses.js';
 
 // Generated at build time (`npm run openapi`): building the document here
 // would load zod and zod-to-openapi on every cold start. The base URL is

@@ -14,18 +14,18 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { TABLE_DEFINITION } from '../lib/data/table-definition.js';
-import { dlqName, QUEUES, type QueueDefinition, queueUrlVariable } from '../lib/queues.js';
-import { ROUTES, type RouteDefinition, type TableAccess } from '../lib/routes.js';
+import { dlqName, QUEUES, type QueueDefinition, queueUrlVariable } from '#app/queues.js';
+import { ROUTES, type RouteDefinition, type TableAccess } from '#app/routes.js';
+import { TABLE_DEFINITION } from '#platform/table/definition.js';
 import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from './bundling.js';
 
 /** Repository root: route and queue entries are relative to it. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface WorkflowServiceStackProps extends StackProps {
-  /** Defaults to ROUTES from lib/routes.ts. */
+  /** Defaults to ROUTES from lib/app/routes.ts. */
   readonly routes?: readonly RouteDefinition[];
-  /** Defaults to QUEUES from lib/queues.ts. */
+  /** Defaults to QUEUES from lib/app/queues.ts. */
   readonly queues?: readonly QueueDefinition[];
   /**
    * Public root of the service (`BASE_URL` of every function), e.g. a custom
@@ -61,7 +61,7 @@ const DEFAULT_TIMEOUT_SECONDS = 29;
 const DEFAULT_STREAM_TIMEOUT_SECONDS = 900;
 const ACCESS_RANK: Record<TableAccess, number> = { none: 0, read: 1, readwrite: 2 };
 
-/** `QUEUE_URL_<NAME>`: the same name the local stack sets (lib/queues.ts). */
+/** `QUEUE_URL_<NAME>`: the same name the local stack sets (lib/app/queues.ts). */
 export const queueUrlEnvName = queueUrlVariable;
 
 /** `/v2/runs/{id}/events` → `/v2/runs/* /events` (a CloudFront path pattern). */

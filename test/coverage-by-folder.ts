@@ -20,7 +20,7 @@ interface CoverageMapLike {
 const METRICS = ['statements', 'branches', 'functions', 'lines'] as const;
 type Row = { folder: string; files: number } & Record<(typeof METRICS)[number], Totals>;
 
-/** lib/engine/nodes/http.ts → lib/engine; lib/errors.ts → lib (top level). */
+/** lib/execution/nodes/http.ts → lib/execution; lib/x.ts → lib (top level). */
 export function folderOf(file: string, root: string): string {
   const parts = relative(root, file).split(sep);
   if (parts.length <= 2) return `${parts[0]} (top level)`;

@@ -1,13 +1,13 @@
-import { serviceEnv } from '../../lib/config/env.js';
-import { accountsRepo } from '../../lib/data/accounts.js';
-import { sessionsRepo } from '../../lib/data/sessions.js';
-import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
-import { mintToken } from '../../lib/domain/api-tokens.js';
-import { newTokenId } from '../../lib/domain/ids.js';
-import { accountOfSession, cookieValue, SESSION_COOKIE, type SessionDeps } from '../../lib/domain/sessions.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { header, json } from '../../lib/http/responses.js';
-import { CreateTokenBody } from '../../lib/schemas/api-tokens.js';
+import { accountsRepo } from '#accounts/accounts-repository.js';
+import { mintToken } from '#accounts/api-tokens.js';
+import { CreateTokenBody } from '#accounts/schemas/api-tokens.js';
+import { accountOfSession, cookieValue, SESSION_COOKIE, type SessionDeps } from '#accounts/sessions.js';
+import { sessionsRepo } from '#accounts/sessions-repository.js';
+import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
+import { serviceEnv } from '#platform/config/env.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { header, json } from '#platform/http/responses.js';
+import { newTokenId } from '#platform/ids.js';
 
 /**
  * Minting is authenticated by the browser session cookie only: a bearer

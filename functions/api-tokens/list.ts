@@ -1,11 +1,11 @@
-import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
-import { listedToken } from '../../lib/domain/api-tokens.js';
-import { CursorInvalidError } from '../../lib/errors.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { decodeCursor, encodeCursor } from '../../lib/http/cursor.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
-import { ListTokensQuery } from '../../lib/schemas/api-tokens.js';
+import { listedToken } from '#accounts/api-tokens.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { ListTokensQuery } from '#accounts/schemas/api-tokens.js';
+import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
+import { CursorInvalidError } from '#platform/errors.js';
+import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
 
 export const makeHandler = (deps: { tokens: TokensRepo } = { tokens: tokensRepo() }) =>
   httpHandler({ auth: bearerAuth(deps.tokens), errors: 'message', query: ListTokensQuery }, async ({ principal, query }) => {

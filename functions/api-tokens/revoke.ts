@@ -1,9 +1,9 @@
-import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
-import { revokeToken } from '../../lib/domain/api-tokens.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
-import { RevokeTokenBody } from '../../lib/schemas/api-tokens.js';
+import { revokeToken } from '#accounts/api-tokens.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { RevokeTokenBody } from '#accounts/schemas/api-tokens.js';
+import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
 
 /** Revoking an unknown or foreign id is 404 and changes nothing. */
 export const makeHandler = (deps: { tokens: TokensRepo } = { tokens: tokensRepo() }) =>

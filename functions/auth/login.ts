@@ -1,9 +1,9 @@
-import { accountsRepo } from '../../lib/data/accounts.js';
-import { sessionsRepo } from '../../lib/data/sessions.js';
-import { login, type SessionDeps, sessionCookie } from '../../lib/domain/sessions.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
-import { LoginBody } from '../../lib/schemas/auth.js';
+import { accountsRepo } from '#accounts/accounts-repository.js';
+import { LoginBody } from '#accounts/schemas/auth.js';
+import { login, type SessionDeps, sessionCookie } from '#accounts/sessions.js';
+import { sessionsRepo } from '#accounts/sessions-repository.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
 
 export const makeHandler = (deps: SessionDeps = { accounts: accountsRepo(), sessions: sessionsRepo() }) =>
   httpHandler({ auth: 'none', body: LoginBody }, async ({ body }) => {

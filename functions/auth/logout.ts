@@ -1,7 +1,7 @@
-import { sessionsRepo } from '../../lib/data/sessions.js';
-import { clearedSessionCookie, cookieValue, logout, SESSION_COOKIE, type SessionDeps } from '../../lib/domain/sessions.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { header, noContent } from '../../lib/http/responses.js';
+import { clearedSessionCookie, cookieValue, logout, SESSION_COOKIE, type SessionDeps } from '#accounts/sessions.js';
+import { sessionsRepo } from '#accounts/sessions-repository.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { header, noContent } from '#platform/http/responses.js';
 
 /** Ends the browser session, if any; answering 204 either way keeps logout idempotent. */
 export const makeHandler = (deps: Pick<SessionDeps, 'sessions'> = { sessions: sessionsRepo() }) =>

@@ -1,11 +1,11 @@
-import { type MemoryRepo, memoryRepo } from '../../lib/data/memory.js';
-import { isUuid } from '../../lib/domain/uuid.js';
-import { CursorInvalidError, NotFoundError } from '../../lib/errors.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { decodeCursor, encodeCursor } from '../../lib/http/cursor.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
-import { MemoryQuery } from '../../lib/schemas/memory.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { type MemoryRepo, memoryRepo } from '#memory/memory-repository.js';
+import { MemoryQuery } from '#memory/schemas.js';
+import { CursorInvalidError, NotFoundError } from '#platform/errors.js';
+import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
+import { isUuid } from '#platform/uuid.js';
 
 /** An agent node's context memory in a chat, oldest first; only the owner's messages are ever read. */
 export const makeHandler = (deps: { memory: MemoryRepo } = { memory: memoryRepo() }) =>

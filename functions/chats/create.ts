@@ -1,11 +1,11 @@
-import { type ChatsRepo, chatsRepo } from '../../lib/data/chats.js';
-import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
-import { type WorkflowsRepo, workflowsRepo } from '../../lib/data/workflows.js';
-import { chatView, createChat } from '../../lib/domain/chats.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
-import { CreateChatBody } from '../../lib/schemas/chats.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
+import { chatView, createChat } from '#workflows/chats.js';
+import { type ChatsRepo, chatsRepo } from '#workflows/chats-repository.js';
+import { CreateChatBody } from '#workflows/schemas/chats.js';
+import { type WorkflowsRepo, workflowsRepo } from '#workflows/workflows-repository.js';
 
 /** POST /v1/chats: a chat, optionally tied to one of the caller's workflows. */
 export const makeHandler = (

@@ -1,9 +1,9 @@
-import { type ChatsRepo, chatsRepo } from '../../lib/data/chats.js';
-import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
-import { chatView, findChat } from '../../lib/domain/chats.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
+import { chatView, findChat } from '#workflows/chats.js';
+import { type ChatsRepo, chatsRepo } from '#workflows/chats-repository.js';
 
 /** GET /v1/chats/{id}: malformed, unknown and other accounts' ids are the same 404. */
 export const makeHandler = (deps: { tokens: TokensRepo; chats: ChatsRepo } = { tokens: tokensRepo(), chats: chatsRepo() }) =>

@@ -1,8 +1,8 @@
-import { type InteractionsRepo, interactionsRepo } from '../../lib/data/interactions.js';
-import { interactionView, ownedInteraction } from '../../lib/engine/interactions.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { interactionView, ownedInteraction } from '#interactions/interactions.js';
+import { type InteractionsRepo, interactionsRepo } from '#interactions/interactions-repository.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
 
 export const makeHandler = (deps: { interactions: InteractionsRepo } = { interactions: interactionsRepo() }) =>
   httpHandler({ auth: bearerAuth() }, async ({ principal, params }) =>

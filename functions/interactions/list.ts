@@ -1,11 +1,11 @@
-import { type InteractionsRepo, interactionsRepo } from '../../lib/data/interactions.js';
-import { interactionView } from '../../lib/engine/interactions.js';
-import { CursorInvalidError } from '../../lib/errors.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { decodeCursor, encodeCursor } from '../../lib/http/cursor.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
-import { ListInteractionsQuery } from '../../lib/schemas/interactions.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { interactionView } from '#interactions/interactions.js';
+import { type InteractionsRepo, interactionsRepo } from '#interactions/interactions-repository.js';
+import { ListInteractionsQuery } from '#interactions/schemas.js';
+import { CursorInvalidError } from '#platform/errors.js';
+import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
 
 /** The account's interactions, newest first, by run, request or status. */
 export const makeHandler = (deps: { interactions: InteractionsRepo } = { interactions: interactionsRepo() }) =>

@@ -1,11 +1,11 @@
-import { interactionsRepo } from '../../lib/data/interactions.js';
-import { interactionView, type RespondDeps, respondToInteraction } from '../../lib/engine/interactions.js';
-import { enqueueNodeTasks } from '../../lib/engine/node-queue.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { runIdempotent } from '../../lib/http/idempotency.js';
-import { json } from '../../lib/http/responses.js';
-import { RespondBody } from '../../lib/schemas/interactions.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { enqueueNodeTasks } from '#execution/node-queue.js';
+import { interactionView, type RespondDeps, respondToInteraction } from '#interactions/interactions.js';
+import { interactionsRepo } from '#interactions/interactions-repository.js';
+import { RespondBody } from '#interactions/schemas.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { runIdempotent } from '#platform/http/idempotency.js';
+import { json } from '#platform/http/responses.js';
 
 /** A second answer is 409 interaction_not_pending; the wrong variant 422 interaction_type_mismatch. */
 export const makeHandler = (deps: RespondDeps = { interactions: interactionsRepo(), enqueue: enqueueNodeTasks }) =>

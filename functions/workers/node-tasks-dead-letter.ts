@@ -1,9 +1,9 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type InteractionsRepo, interactionsRepo } from '../../lib/data/interactions.js';
-import { type WorkflowRequestsRepo, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
-import { failDeadLetteredTask } from '../../lib/engine/finish.js';
-import { type EnqueueNodeTasks, enqueueNodeTasks, type NodeTask } from '../../lib/engine/node-queue.js';
+import { failDeadLetteredTask } from '#execution/finish.js';
+import { type EnqueueNodeTasks, enqueueNodeTasks, type NodeTask } from '#execution/node-queue.js';
+import { type WorkflowRequestsRepo, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { type InteractionsRepo, interactionsRepo } from '#interactions/interactions-repository.js';
 
 /** Marks dead-lettered node tasks failed, and their requests with them, instead of leaving them in progress. */
 export const makeHandler = (

@@ -1,9 +1,9 @@
-import { type WorkflowRequestsRepo, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
-import { ownedRequest } from '../../lib/engine/access.js';
-import { requestView } from '../../lib/engine/views.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { ownedRequest } from '#execution/access.js';
+import { requestView } from '#execution/views.js';
+import { type WorkflowRequestsRepo, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
 
 export const makeHandler = (deps: { requests: WorkflowRequestsRepo } = { requests: workflowRequestsRepo() }) =>
   httpHandler({ auth: bearerAuth() }, async ({ principal, params }) =>

@@ -1,11 +1,11 @@
-import { type WorkflowRequestsRepo, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
-import { requestView } from '../../lib/engine/views.js';
-import { CursorInvalidError } from '../../lib/errors.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { decodeCursor, encodeCursor } from '../../lib/http/cursor.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
-import { ListWorkflowRequestsQuery } from '../../lib/schemas/workflow-requests.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { ListWorkflowRequestsQuery } from '#execution/schemas/workflow-requests.js';
+import { requestView } from '#execution/views.js';
+import { type WorkflowRequestsRepo, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { CursorInvalidError } from '#platform/errors.js';
+import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
 
 /** History, newest first, filtered by chat, workflow or status. */
 export const makeHandler = (deps: { requests: WorkflowRequestsRepo } = { requests: workflowRequestsRepo() }) =>

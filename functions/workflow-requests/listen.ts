@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { Context } from 'aws-lambda';
-import { serviceEnv } from '../../lib/config/env.js';
-import { type RequestEventsReader, requestEventsReader, type WatermarkedRequest } from '../../lib/data/request-events.js';
-import { defaultTable, type TableRef } from '../../lib/data/table.js';
-import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
-import { EVENT_RETENTION_SECONDS } from '../../lib/data/workflow-requests.js';
-import { authenticateBearer } from '../../lib/domain/bearer.js';
-import { ownedRequest } from '../../lib/engine/access.js';
+import { authenticateBearer } from '#accounts/bearer.js';
+import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
+import { allowedMethods, matchRoute } from '#app/routes.js';
+import { ownedRequest } from '#execution/access.js';
+import { type RequestEventsReader, requestEventsReader, type WatermarkedRequest } from '#execution/request-events.js';
 import {
   eventPayload,
   isTerminalPayload,
@@ -25,16 +23,18 @@ import {
   snapshotSettled,
   streamDeadline,
   streamMaxSeconds,
-} from '../../lib/engine/stream.js';
-import { ApiError, MethodNotAllowedError, NotFoundError } from '../../lib/errors.js';
-import { requestIdOf } from '../../lib/http/handler.js';
-import { errorResponse } from '../../lib/http/problem.js';
-import { header, noContent } from '../../lib/http/responses.js';
-import { answerWhole, endStream, jsonFrame, KEEPALIVE_FRAME, openEventStream, type StreamingEvent } from '../../lib/http/streaming.js';
-import { logger } from '../../lib/observability/logger.js';
-import { allowedMethods, matchRoute } from '../../lib/routes.js';
+} from '#execution/stream.js';
+import { EVENT_RETENTION_SECONDS } from '#execution/workflow-requests-repository.js';
+import { serviceEnv } from '#platform/config/env.js';
+import { ApiError, MethodNotAllowedError, NotFoundError } from '#platform/errors.js';
+import { requestIdOf } from '#platform/http/handler.js';
+import { errorResponse } from '#platform/http/problem.js';
+import { header, noContent } from '#platform/http/responses.js';
+import { answerWhole, endStream, jsonFrame, KEEPALIVE_FRAME, openEventStream, type StreamingEvent } from '#platform/http/streaming.js';
+import { logger } from '#platform/observability/logger.js';
+import { defaultTable, type TableRef } from '#platform/table/table.js';
 
-export { streamMetrics } from '../../lib/engine/stream.js';
+export { streamMetrics } from '#execution/stream.js';
 
 /**
  * `GET /v1/workflow-requests/{id}/listen`: the live execution stream

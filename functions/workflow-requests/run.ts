@@ -1,13 +1,13 @@
-import { chatsRepo } from '../../lib/data/chats.js';
-import { workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
-import { workflowsRepo } from '../../lib/data/workflows.js';
-import { enqueueNodeTasks } from '../../lib/engine/node-queue.js';
-import { type StartDeps, startRequest } from '../../lib/engine/start.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { runIdempotent } from '../../lib/http/idempotency.js';
-import { json } from '../../lib/http/responses.js';
-import { RunWorkflowBody } from '../../lib/schemas/workflow-requests.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { enqueueNodeTasks } from '#execution/node-queue.js';
+import { RunWorkflowBody } from '#execution/schemas/workflow-requests.js';
+import { type StartDeps, startRequest } from '#execution/start.js';
+import { workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { runIdempotent } from '#platform/http/idempotency.js';
+import { json } from '#platform/http/responses.js';
+import { chatsRepo } from '#workflows/chats-repository.js';
+import { workflowsRepo } from '#workflows/workflows-repository.js';
 
 /** Starts a workflow request; an Idempotency-Key, when sent, makes retries safe. */
 export const makeHandler = (deps: StartDeps = { requests: workflowRequestsRepo(), versions: workflowsRepo(), chats: chatsRepo(), enqueue: enqueueNodeTasks }) =>

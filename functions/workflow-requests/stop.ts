@@ -1,12 +1,12 @@
-import { type InteractionsRepo, interactionsRepo } from '../../lib/data/interactions.js';
-import { type WorkflowRequestsRepo, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
-import { ownedRequest } from '../../lib/engine/access.js';
-import { finishRequest } from '../../lib/engine/finish.js';
-import { type EnqueueNodeTasks, enqueueNodeTasks } from '../../lib/engine/node-queue.js';
-import { requestView } from '../../lib/engine/views.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { ownedRequest } from '#execution/access.js';
+import { finishRequest } from '#execution/finish.js';
+import { type EnqueueNodeTasks, enqueueNodeTasks } from '#execution/node-queue.js';
+import { requestView } from '#execution/views.js';
+import { type WorkflowRequestsRepo, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { type InteractionsRepo, interactionsRepo } from '#interactions/interactions-repository.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
 
 /** Stops the request and its open nodes; a terminal request comes back unchanged. Idempotent. */
 export const makeHandler = (

@@ -1,11 +1,11 @@
-import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
-import { type WorkflowsRepo, workflowsRepo } from '../../lib/data/workflows.js';
-import { createVersion } from '../../lib/domain/workflow-versions.js';
-import { versionView } from '../../lib/domain/workflows.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
-import { CreateVersionBody } from '../../lib/schemas/workflow-versions.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
+import { CreateVersionBody } from '#workflows/schemas/workflow-versions.js';
+import { createVersion } from '#workflows/workflow-versions.js';
+import { versionView } from '#workflows/workflows.js';
+import { type WorkflowsRepo, workflowsRepo } from '#workflows/workflows-repository.js';
 
 /**
  * POST /v1/workflows/{id}/versions: validates the graph (422 with a pointer

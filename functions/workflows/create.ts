@@ -1,10 +1,10 @@
-import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
-import { type WorkflowsRepo, workflowsRepo } from '../../lib/data/workflows.js';
-import { createWorkflow, workflowView } from '../../lib/domain/workflows.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
-import { CreateWorkflowBody } from '../../lib/schemas/workflows.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
+import { CreateWorkflowBody } from '#workflows/schemas/workflows.js';
+import { createWorkflow, workflowView } from '#workflows/workflows.js';
+import { type WorkflowsRepo, workflowsRepo } from '#workflows/workflows-repository.js';
 
 /** POST /v1/workflows: a workflow with no version yet. */
 export const makeHandler = (deps: { tokens: TokensRepo; workflows: WorkflowsRepo } = { tokens: tokensRepo(), workflows: workflowsRepo() }) =>

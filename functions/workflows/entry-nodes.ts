@@ -1,9 +1,9 @@
-import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
-import { type WorkflowsRepo, workflowsRepo } from '../../lib/data/workflows.js';
-import { entryNodesView, findVersion } from '../../lib/domain/workflows.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
+import { entryNodesView, findVersion } from '#workflows/workflows.js';
+import { type WorkflowsRepo, workflowsRepo } from '#workflows/workflows-repository.js';
 
 /**
  * GET /v1/workflows/{id}/entry-nodes, where `id` is a workflow VERSION id

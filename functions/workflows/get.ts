@@ -1,9 +1,9 @@
-import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
-import { type WorkflowsRepo, workflowsRepo } from '../../lib/data/workflows.js';
-import { findWorkflow, workflowView } from '../../lib/domain/workflows.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
+import { findWorkflow, workflowView } from '#workflows/workflows.js';
+import { type WorkflowsRepo, workflowsRepo } from '#workflows/workflows-repository.js';
 
 /** GET /v1/workflows/{id}: malformed, unknown and other accounts' ids are the same 404. */
 export const makeHandler = (deps: { tokens: TokensRepo; workflows: WorkflowsRepo } = { tokens: tokensRepo(), workflows: workflowsRepo() }) =>

@@ -1,9 +1,9 @@
-import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
-import { type WorkflowsRepo, workflowsRepo } from '../../lib/data/workflows.js';
-import { latestVersion, versionView } from '../../lib/domain/workflows.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
+import { latestVersion, versionView } from '#workflows/workflows.js';
+import { type WorkflowsRepo, workflowsRepo } from '#workflows/workflows-repository.js';
 
 /** GET /v1/workflows/{id}/versions/latest: 404 also when the workflow has no version yet. */
 export const makeHandler = (deps: { tokens: TokensRepo; workflows: WorkflowsRepo } = { tokens: tokensRepo(), workflows: workflowsRepo() }) =>

@@ -1,12 +1,12 @@
-import { type TokensRepo, tokensRepo } from '../../lib/data/tokens.js';
-import { foldName, WORKFLOW_POSITION, type WorkflowsRepo, workflowsRepo } from '../../lib/data/workflows.js';
-import { workflowView } from '../../lib/domain/workflows.js';
-import { CursorInvalidError } from '../../lib/errors.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { decodeCursor, encodeCursor } from '../../lib/http/cursor.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
-import { ListWorkflowsQuery } from '../../lib/schemas/workflows.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
+import { CursorInvalidError } from '#platform/errors.js';
+import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
+import { ListWorkflowsQuery } from '#workflows/schemas/workflows.js';
+import { workflowView } from '#workflows/workflows.js';
+import { foldName, WORKFLOW_POSITION, type WorkflowsRepo, workflowsRepo } from '#workflows/workflows-repository.js';
 
 /** GET /v1/workflows: newest first; `search` is part of the cursor's filters. */
 export const makeHandler = (deps: { tokens: TokensRepo; workflows: WorkflowsRepo } = { tokens: tokensRepo(), workflows: workflowsRepo() }) =>

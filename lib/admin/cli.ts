@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { createDynamoDb } from '../aws/clients.js';
-import { readEnv } from '../config/env.js';
-import { ApiError } from '../errors.js';
-import { readLocalStackState } from '../local/state.js';
-import { type AdminCommandName, adminCommands, UsageError } from './commands.js';
+import { type AdminCommandName, adminCommands, UsageError } from '#accounts/admin-commands.js';
+import { readLocalStackState } from '#local/state.js';
+import { createDynamoDb } from '#platform/aws/clients.js';
+import { readEnv } from '#platform/config/env.js';
+import { ApiError } from '#platform/errors.js';
 
 const HELP = `Usage: npm run --silent admin -- <command> [--flags]
 

@@ -1,11 +1,11 @@
-import { adminCommands } from '../admin/commands.js';
-import { serviceEnv } from '../config/env.js';
-import { accountsRepo } from '../data/accounts.js';
-import { defaultTable } from '../data/table.js';
-import { tokensRepo } from '../data/tokens.js';
-import { mintToken } from '../domain/api-tokens.js';
-import { randomSecret } from '../domain/crypto.js';
-import { newTokenId } from '../domain/ids.js';
+import { accountsRepo } from '#accounts/accounts-repository.js';
+import { adminCommands } from '#accounts/admin-commands.js';
+import { mintToken } from '#accounts/api-tokens.js';
+import { tokensRepo } from '#accounts/tokens-repository.js';
+import { serviceEnv } from '#platform/config/env.js';
+import { randomSecret } from '#platform/crypto.js';
+import { newTokenId } from '#platform/ids.js';
+import { defaultTable } from '#platform/table/table.js';
 
 const DEMO_EMAIL = 'demo@example.com';
 

@@ -7,8 +7,8 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { TABLE_DEFINITION } from '../data/table-definition.js';
-import { dlqName, type QueueDefinition } from '../queues.js';
+import { dlqName, type QueueDefinition } from '#app/queues.js';
+import { TABLE_DEFINITION } from '#platform/table/definition.js';
 
 /** Creates the table from TABLE_DEFINITION if it is missing, with its GSIs and TTL. */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {

@@ -1,9 +1,9 @@
 import { mockClient } from 'aws-sdk-client-mock';
-import { createDynamoDb } from '../../lib/aws/clients.js';
-import { readEnv } from '../../lib/config/env.js';
+import { createDynamoDb } from '#platform/aws/clients.js';
+import { readEnv } from '#platform/config/env.js';
 
 /**
- * The client the functions run (lib/aws/clients.ts, same settings and
+ * The client the functions run (lib/platform/aws/clients.ts, same settings and
  * marshalling), with its `send` mocked by aws-sdk-client-mock: a test stubs
  * commands and asserts on `mock.commandCalls(PutCommand)`.
  */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { NodeExecution, WorkflowRequest } from '../../lib/data/workflow-requests.js';
+import type { NodeExecution, WorkflowRequest } from '#execution/workflow-requests-repository.js';
 
 /**
  * A request and its one `transform` node, both `pending`, as

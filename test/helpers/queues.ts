@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { vi } from 'vitest';
-import type { ProvisionedQueue } from '../../lib/local/provision.js';
+import type { ProvisionedQueue } from '#local/provision.js';
 
 const COUNTS = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { adminCommands } from '../../lib/admin/commands.js';
-import { createDynamoDb } from '../../lib/aws/clients.js';
-import { readEnv } from '../../lib/config/env.js';
-import type { TableRef } from '../../lib/data/table.js';
-import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../lib/local/stack.js';
+import { adminCommands } from '#accounts/admin-commands.js';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '#local/stack.js';
+import { createDynamoDb } from '#platform/aws/clients.js';
+import { readEnv } from '#platform/config/env.js';
+import type { TableRef } from '#platform/table/table.js';
 
 /**
  * One gateway per test file, on the run's shared DynamoDB Local and SQS

@@ -5,10 +5,10 @@ import { App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { test } from 'vitest';
+import type { QueueDefinition } from '#app/queues.js';
+import { ROUTES, type RouteDefinition } from '#app/routes.js';
+import { TABLE_DEFINITION } from '#platform/table/definition.js';
 import { cloudFrontPathPattern, queueUrlEnvName, REPO_ROOT, WorkflowServiceStack } from '../../infra/stack.js';
-import { TABLE_DEFINITION } from '../../lib/data/table-definition.js';
-import type { QueueDefinition } from '../../lib/queues.js';
-import { ROUTES, type RouteDefinition } from '../../lib/routes.js';
 
 // One synthesis for the whole file (every function is bundled with esbuild).
 // The real route table (with its listen stream), plus a second streaming

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { adminCommands } from '../../lib/admin/commands.js';
-import { tokensRepo } from '../../lib/data/tokens.js';
-import { formatToken, tokenHash } from '../../lib/domain/api-tokens.js';
-import { ROUTES } from '../../lib/routes.js';
+import { adminCommands } from '#accounts/admin-commands.js';
+import { formatToken, tokenHash } from '#accounts/api-tokens.js';
+import { tokensRepo } from '#accounts/tokens-repository.js';
+import { ROUTES } from '#app/routes.js';
 import { bearer, createAccount, login, mintToken, signedUpUser, startTestStack } from '../helpers/stack.js';
 import { TEST_ROUTES } from './fixtures/routes.js';
 

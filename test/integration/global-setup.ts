@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { type RunningService, startDynamoDbLocal, startSqsEmulator } from '../../lib/local/emulators.js';
+import { type RunningService, startDynamoDbLocal, startSqsEmulator } from '#local/emulators.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
-import { QUEUES } from '../../lib/queues.js';
+import { QUEUES } from '#app/queues.js';
 import { queuesDrained } from '../helpers/queues.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
 import { apiFor, node as baseNode, createVersion, runVersion, settledTree, type TestNode, type Tree } from '../helpers/workflows.js';

@@ -3,15 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
-import { adminCommands } from '../../lib/admin/commands.js';
-import { chatsRepo } from '../../lib/data/chats.js';
-import { keys, ttlFromDate } from '../../lib/data/keys.js';
-import { requestEventsReader } from '../../lib/data/request-events.js';
-import { workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
-import { workflowsRepo } from '../../lib/data/workflows.js';
-import { enqueueNodeTasks, type NodeTask } from '../../lib/engine/node-queue.js';
-import { startRequest } from '../../lib/engine/start.js';
-import { streamMetrics } from '../../lib/engine/stream.js';
+import { adminCommands } from '#accounts/admin-commands.js';
+import { enqueueNodeTasks, type NodeTask } from '#execution/node-queue.js';
+import { requestEventsReader } from '#execution/request-events.js';
+import { startRequest } from '#execution/start.js';
+import { streamMetrics } from '#execution/stream.js';
+import { workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { keys, ttlFromDate } from '#platform/table/keys.js';
+import { chatsRepo } from '#workflows/chats-repository.js';
+import { workflowsRepo } from '#workflows/workflows-repository.js';
 import { pendingRequest } from '../helpers/pending-request.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
 import { apiFor, createVersion, type TestNode, transform } from '../helpers/workflows.js';
@@ -249,7 +249,7 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
     await run.release();
     await eventually(() => client.source.readyState === EventSource.CLOSED, 20_000, 'the terminal payload');
     const live = client.json().slice(4);
-    // Transform nodes settle straight from pending/blocked to completed (lib/engine/executor.ts, pure nodes).
+    // Transform nodes settle straight from pending/blocked to completed (lib/execution/executor.ts, pure nodes).
     assert.ok(live.length >= 5, `3 nodes complete, the request starts and completes: ${JSON.stringify(live)}`);
     const ids = live.map((m) => Number(m.id));
     for (const [i, id] of ids.entries()) {

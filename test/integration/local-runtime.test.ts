@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
-import { ROUTES } from '../../lib/routes.js';
+import { ROUTES } from '#app/routes.js';
 import { queuesDrained } from '../helpers/queues.js';
 import { startTestStack } from '../helpers/stack.js';
 import { TEST_ROUTES, testQueue } from './fixtures/routes.js';

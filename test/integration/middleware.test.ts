@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
-import { ROUTES } from '../../lib/routes.js';
+import { ROUTES } from '#app/routes.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
 import { holdAt } from './fixtures/hold.js';
 import { TEST_ROUTES } from './fixtures/routes.js';

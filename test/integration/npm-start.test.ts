@@ -5,8 +5,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, vi } from 'vitest';
-import { freePort } from '../../lib/local/emulators.js';
-import { REPO_ROOT } from '../../lib/local/handlers.js';
+import { freePort } from '#local/emulators.js';
+import { REPO_ROOT } from '#local/handlers.js';
 
 /**
  * `npm start` as a user runs it. Against the run's shared emulators (as with

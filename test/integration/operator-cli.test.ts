@@ -3,8 +3,8 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { main } from '../../lib/admin/cli.js';
-import { REPO_ROOT } from '../../lib/local/handlers.js';
+import { main } from '#admin/cli.js';
+import { REPO_ROOT } from '#local/handlers.js';
 import { startTestStack } from '../helpers/stack.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;

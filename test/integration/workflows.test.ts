@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { workflowsRepo } from '../../lib/data/workflows.js';
+import { workflowsRepo } from '#workflows/workflows-repository.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;

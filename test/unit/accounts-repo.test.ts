@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
-import { accountsRepo } from '../../lib/data/accounts.js';
-import { keys } from '../../lib/data/keys.js';
-import { transactionsRepo } from '../../lib/data/transactions.js';
-import { ConflictError, NotFoundError } from '../../lib/errors.js';
+import { accountsRepo } from '#accounts/accounts-repository.js';
+import { transactionsRepo } from '#accounts/transactions-repository.js';
+import { ConflictError, NotFoundError } from '#platform/errors.js';
+import { keys } from '#platform/table/keys.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();

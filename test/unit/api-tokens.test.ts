@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
-import type { Account } from '../../lib/data/accounts.js';
-import type { StoredToken, TokensRepo } from '../../lib/data/tokens.js';
-import { accountIdOfToken, assertMayMint, effectiveDurationMinutes, formatToken, mintToken, revokeToken, tokenHash } from '../../lib/domain/api-tokens.js';
-import { ForbiddenError, NotFoundError } from '../../lib/errors.js';
+import type { Account } from '#accounts/accounts-repository.js';
+import { accountIdOfToken, assertMayMint, effectiveDurationMinutes, formatToken, mintToken, revokeToken, tokenHash } from '#accounts/api-tokens.js';
+import type { StoredToken, TokensRepo } from '#accounts/tokens-repository.js';
+import { ForbiddenError, NotFoundError } from '#platform/errors.js';
 
 const account = (overrides: Partial<Account> = {}): Account => ({
   id: randomUUID(),

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, test } from 'vitest';
-import { clientSettings, createDynamoDb, createSqs } from '../../lib/aws/clients.js';
-import { readEnv } from '../../lib/config/env.js';
+import { clientSettings, createDynamoDb, createSqs } from '#platform/aws/clients.js';
+import { readEnv } from '#platform/config/env.js';
 
-describe('AWS SDK clients (lib/aws/clients.ts)', () => {
+describe('AWS SDK clients (lib/platform/aws/clients.ts)', () => {
   let server: Server | undefined;
   const sockets: Socket[] = [];
   afterEach(async () => {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, test, vi } from 'vitest';
-import { batchPut } from '../../lib/data/batch.js';
-import { keys } from '../../lib/data/keys.js';
+import { batchPut } from '#platform/table/batch.js';
+import { keys } from '#platform/table/keys.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();

@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
-import { type Chat, chatsRepo } from '../../lib/data/chats.js';
-import { keys } from '../../lib/data/keys.js';
-import { ConflictError } from '../../lib/errors.js';
+import { ConflictError } from '#platform/errors.js';
+import { keys } from '#platform/table/keys.js';
+import { type Chat, chatsRepo } from '#workflows/chats-repository.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { CursorFilterMismatchError, CursorInvalidError } from '../../lib/errors.js';
-import { decodeCursor, encodeCursor } from '../../lib/http/cursor.js';
+import { CursorFilterMismatchError, CursorInvalidError } from '#platform/errors.js';
+import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
 
 describe('cursors', () => {
   test('round-trip the position for the same scope and filters', () => {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import type { WorkflowsRepo, WorkflowVersion } from '../../lib/data/workflows.js';
-import { checkDefinition } from '../../lib/domain/definition-validation.js';
-import { createVersion } from '../../lib/domain/workflow-versions.js';
-import { NotFoundError, ValidationError } from '../../lib/errors.js';
-import { WorkflowDefinitionInput } from '../../lib/schemas/workflow-definition.js';
+import { NotFoundError, ValidationError } from '#platform/errors.js';
+import { checkDefinition } from '#workflows/definition-validation.js';
+import { WorkflowDefinitionInput } from '#workflows/schemas/workflow-definition.js';
+import { createVersion } from '#workflows/workflow-versions.js';
+import type { WorkflowsRepo, WorkflowVersion } from '#workflows/workflows-repository.js';
 
 const ID = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`;
 

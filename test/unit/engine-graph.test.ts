@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
-import { graphOf, initialStates, topologicalOrder } from '../../lib/engine/graph.js';
-import { NodeFailure } from '../../lib/engine/node-failure.js';
-import { edgeTaken } from '../../lib/engine/node-types.js';
-import { retryDelayMs, shouldRetry } from '../../lib/engine/retry.js';
+import { graphOf, initialStates, topologicalOrder } from '#execution/graph.js';
+import { NodeFailure } from '#execution/node-failure.js';
+import { edgeTaken } from '#execution/node-types.js';
+import { retryDelayMs, shouldRetry } from '#execution/retry.js';
 
 const n = (id: string) => ({ id, name: id, type: 'transform' as const, config: { expression: '1' } });
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
-import { isUuid } from '../../lib/domain/uuid.js';
-import { interactionIdFor } from '../../lib/engine/approval.js';
-import { childPayload, childRequestIdFor } from '../../lib/engine/child-workflow.js';
+import { interactionIdFor } from '#execution/approval.js';
+import { childPayload, childRequestIdFor } from '#execution/child-workflow.js';
+import { isUuid } from '#platform/uuid.js';
 
 describe('ids derived from a node execution', () => {
   test('are UUIDs, stable for the same execution and distinct across executions and kinds', () => {

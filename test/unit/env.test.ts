@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { readEnv } from '../../lib/config/env.js';
+import { readEnv } from '#platform/config/env.js';
 
 test('emulator endpoints: our variables first, then the AWS SDK’s service-specific and global ones (LocalStack sets AWS_ENDPOINT_URL)', () => {
   assert.equal(readEnv({}).dynamodbEndpoint, undefined);

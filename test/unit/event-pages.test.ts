@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
-import { keys } from '../../lib/data/keys.js';
-import { requestEventsReader } from '../../lib/data/request-events.js';
-import { EVENT_PAGE_BYTES, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
+import { requestEventsReader } from '#execution/request-events.js';
+import { EVENT_PAGE_BYTES, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { keys } from '#platform/table/keys.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();

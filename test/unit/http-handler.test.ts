@@ -3,14 +3,14 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, test } from 'vitest';
 import * as z from 'zod';
+import { formatToken } from '#accounts/api-tokens.js';
+import { bearerAuth } from '#accounts/bearer-auth.js';
+import type { TokensRepo } from '#accounts/tokens-repository.js';
+import { NotFoundError } from '#platform/errors.js';
+import { httpHandler } from '#platform/http/handler.js';
+import { json } from '#platform/http/responses.js';
+import type { ApiContext } from '#platform/http/types.js';
 import { makeHandler as makeMint } from '../../functions/api-tokens/create.js';
-import type { TokensRepo } from '../../lib/data/tokens.js';
-import { formatToken } from '../../lib/domain/api-tokens.js';
-import { NotFoundError } from '../../lib/errors.js';
-import { bearerAuth } from '../../lib/http/bearer-auth.js';
-import { httpHandler } from '../../lib/http/handler.js';
-import { json } from '../../lib/http/responses.js';
-import type { ApiContext } from '../../lib/http/types.js';
 
 const event = (overrides: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEventV2 =>
   ({

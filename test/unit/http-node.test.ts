@@ -6,11 +6,11 @@ import type { AddressInfo } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
-import { checkDefinition } from '../../lib/domain/definition-validation.js';
-import { NodeFailure } from '../../lib/engine/node-types.js';
-import { blockedReason, httpNode, httpNodeSettings } from '../../lib/engine/nodes/http.js';
-import { renderString, renderValue, wholeTemplate } from '../../lib/engine/template.js';
-import { WorkflowDefinitionInput, type WorkflowNode } from '../../lib/schemas/workflow-definition.js';
+import { NodeFailure } from '#execution/node-types.js';
+import { blockedReason, httpNode, httpNodeSettings } from '#execution/nodes/http.js';
+import { renderString, renderValue, wholeTemplate } from '#expressions/template.js';
+import { checkDefinition } from '#workflows/definition-validation.js';
+import { WorkflowDefinitionInput, type WorkflowNode } from '#workflows/schemas/workflow-definition.js';
 
 // ---------------------------------------------------------------- a local server
 

@@ -9,8 +9,8 @@ import { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistenc
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, test, vi } from 'vitest';
-import { keys } from '../../lib/data/keys.js';
-import { SingleTableIdempotencyStore } from '../../lib/http/idempotency-store.js';
+import { SingleTableIdempotencyStore } from '#platform/http/idempotency-store.js';
+import { keys } from '#platform/table/keys.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();

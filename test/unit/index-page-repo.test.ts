@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
-import { newestFirstPage } from '../../lib/data/index-page.js';
-import { keys } from '../../lib/data/keys.js';
+import { newestFirstPage } from '#platform/table/index-page.js';
+import { keys } from '#platform/table/keys.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
-import { type Interaction, interactionsRepo } from '../../lib/data/interactions.js';
-import { keys } from '../../lib/data/keys.js';
+import { type Interaction, interactionsRepo } from '#interactions/interactions-repository.js';
+import { keys } from '#platform/table/keys.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
-import { keys } from '../../lib/data/keys.js';
-import { memoryRepo } from '../../lib/data/memory.js';
+import { memoryRepo } from '#memory/memory-repository.js';
+import { keys } from '#platform/table/keys.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, test } from 'vitest';
-import { userMessageOf } from '../../lib/engine/nodes/agent.js';
-import { bedrockProvider } from '../../lib/models/bedrock.js';
-import { localProvider } from '../../lib/models/local.js';
-import { resolveModel } from '../../lib/models/registry.js';
+import { userMessageOf } from '#execution/nodes/agent.js';
+import { bedrockProvider } from '#models/bedrock.js';
+import { localProvider } from '#models/local.js';
+import { resolveModel } from '#models/registry.js';
 
 describe('model providers', () => {
   test('local/echo echoes the last user message and counts words as tokens', async () => {

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, test, vi } from 'vitest';
-import { enqueueNodeTasks } from '../../lib/engine/node-queue.js';
-import { AGENT_TASKS_QUEUE, NODE_TASKS_QUEUE, queueUrlVariable } from '../../lib/queues.js';
+import { AGENT_TASKS_QUEUE, NODE_TASKS_QUEUE, queueUrlVariable } from '#app/queues.js';
+import { enqueueNodeTasks } from '#execution/node-queue.js';
 
-// Every SQSClient, the one lib/aws/clients.ts builds for the function included.
+// Every SQSClient, the one lib/platform/aws/clients.ts builds for the function included.
 const sqs = mockClient(SQSClient);
 const NODE_URL = 'http://sqs.local/000000000000/node-tasks';
 const AGENT_URL = 'http://sqs.local/000000000000/agent-tasks';

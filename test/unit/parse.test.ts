@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, test } from 'vitest';
 import * as z from 'zod';
-import { ApiError } from '../../lib/errors.js';
-import { jsonPointer, parseBody, parseQuery } from '../../lib/http/parse.js';
-import { limitParam } from '../../lib/schemas/common.js';
+import { ApiError } from '#platform/errors.js';
+import { limitParam } from '#platform/http/common-schemas.js';
+import { jsonPointer, parseBody, parseQuery } from '#platform/http/parse.js';
 
 const event = (body?: string, query?: Record<string, string>, base64 = false) =>
   ({ body, isBase64Encoded: base64, queryStringParameters: query }) as unknown as APIGatewayProxyEventV2;

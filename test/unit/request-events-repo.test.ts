@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, test, vi } from 'vitest';
-import { keys } from '../../lib/data/keys.js';
-import { type ReadMeter, requestEventsReader } from '../../lib/data/request-events.js';
+import { type ReadMeter, requestEventsReader } from '#execution/request-events.js';
+import { keys } from '#platform/table/keys.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();

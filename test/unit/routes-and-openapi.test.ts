@@ -3,12 +3,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, test } from 'vitest';
+import { buildOpenApiDocument } from '#app/openapi/document.js';
+import { GENERATED_PATH, generatedModuleSource } from '#app/openapi/generate.js';
+import { allowedMethods, matchRoute, ROUTES, type RouteDefinition } from '#app/routes.js';
+import { REPO_ROOT } from '#local/handlers.js';
+import type { ApiContext } from '#platform/http/types.js';
 import { handler as serveOpenApi } from '../../functions/openapi.js';
-import type { ApiContext } from '../../lib/http/types.js';
-import { REPO_ROOT } from '../../lib/local/handlers.js';
-import { buildOpenApiDocument } from '../../lib/openapi/document.js';
-import { GENERATED_PATH, generatedModuleSource } from '../../lib/openapi/generate.js';
-import { allowedMethods, matchRoute, ROUTES, type RouteDefinition } from '../../lib/routes.js';
 
 describe('route table', () => {
   test('every entry exists, ids are unique, and exactly one $default', () => {
@@ -64,7 +64,7 @@ describe('OpenAPI document', () => {
 describe('served OpenAPI document', () => {
   test('the committed generated module is what the schemas generate now', () => {
     const committed = readFileSync(resolve(REPO_ROOT, GENERATED_PATH), 'utf8');
-    assert.ok(committed === generatedModuleSource(), `${GENERATED_PATH} is out of date with lib/schemas/ and lib/openapi/: run npm run openapi`);
+    assert.ok(committed === generatedModuleSource(), `${GENERATED_PATH} is out of date with the schemas and OpenAPI modules: run npm run openapi`);
   });
 
   test('GET /openapi.json answers the document with the base URL, JSON-escaped, as its server', async () => {

@@ -3,11 +3,11 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, test } from 'vitest';
+import { matchRoute } from '#app/routes.js';
+import { REPO_ROOT } from '#local/handlers.js';
+import type { ApiContext } from '#platform/http/types.js';
 import { makeHandler as makeLogin } from '../../functions/auth/login.js';
 import { handler as notFound } from '../../functions/not-found.js';
-import type { ApiContext } from '../../lib/http/types.js';
-import { REPO_ROOT } from '../../lib/local/handlers.js';
-import { matchRoute } from '../../lib/routes.js';
 
 const sample = (name: string) => JSON.parse(readFileSync(resolve(REPO_ROOT, 'events', name), 'utf8')) as APIGatewayProxyEventV2;
 const context = () => ({ getRemainingTimeInMillis: () => 1000 }) as unknown as ApiContext;

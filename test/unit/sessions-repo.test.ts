@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
-import { keys } from '../../lib/data/keys.js';
-import { sessionsRepo } from '../../lib/data/sessions.js';
+import { sessionsRepo } from '#accounts/sessions-repository.js';
+import { keys } from '#platform/table/keys.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();

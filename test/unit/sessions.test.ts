@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
-import type { AccountsRepo, AccountWithSecret } from '../../lib/data/accounts.js';
-import type { SessionsRepo } from '../../lib/data/sessions.js';
-import { hashPassword, sha256Hex, verifyPassword } from '../../lib/domain/crypto.js';
-import { accountOfSession, cookieValue, login, logout, sessionCookie } from '../../lib/domain/sessions.js';
-import { UnauthorizedError } from '../../lib/errors.js';
+import type { AccountsRepo, AccountWithSecret } from '#accounts/accounts-repository.js';
+import { accountOfSession, cookieValue, login, logout, sessionCookie } from '#accounts/sessions.js';
+import type { SessionsRepo } from '#accounts/sessions-repository.js';
+import { hashPassword, sha256Hex, verifyPassword } from '#platform/crypto.js';
+import { UnauthorizedError } from '#platform/errors.js';
 
 async function fakes() {
   const account: AccountWithSecret = {

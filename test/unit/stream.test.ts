@@ -2,9 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
-import { keys } from '../../lib/data/keys.js';
-import { requestEventsReader } from '../../lib/data/request-events.js';
-import type { NodeExecution, RequestEvent, WorkflowRequest } from '../../lib/data/workflow-requests.js';
+import { requestEventsReader } from '#execution/request-events.js';
 import {
   eventPayload,
   isTerminalPayload,
@@ -20,8 +18,10 @@ import {
   streamDeadline,
   streamMaxSeconds,
   streamMetrics,
-} from '../../lib/engine/stream.js';
-import { jsonFrame, KEEPALIVE_FRAME, sseFrame } from '../../lib/http/streaming.js';
+} from '#execution/stream.js';
+import type { NodeExecution, RequestEvent, WorkflowRequest } from '#execution/workflow-requests-repository.js';
+import { jsonFrame, KEEPALIVE_FRAME, sseFrame } from '#platform/http/streaming.js';
+import { keys } from '#platform/table/keys.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const ev = (seq: number, status = 'completed'): RequestEvent => ({

@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
-import { keys } from '../../lib/data/keys.js';
-import { type StoredToken, tokensRepo } from '../../lib/data/tokens.js';
-import { NotFoundError } from '../../lib/errors.js';
+import { type StoredToken, tokensRepo } from '#accounts/tokens-repository.js';
+import { NotFoundError } from '#platform/errors.js';
+import { keys } from '#platform/table/keys.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();

@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
-import { keys } from '../../lib/data/keys.js';
-import { transactionsRepo } from '../../lib/data/transactions.js';
-import { NotFoundError } from '../../lib/errors.js';
+import { transactionsRepo } from '#accounts/transactions-repository.js';
+import { NotFoundError } from '#platform/errors.js';
+import { keys } from '#platform/table/keys.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();

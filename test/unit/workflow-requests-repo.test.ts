@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, test, vi } from 'vitest';
-import { keys } from '../../lib/data/keys.js';
-import { EVENT_RETENTION_SECONDS, type NodeExecution, type WorkflowRequest, workflowRequestsRepo } from '../../lib/data/workflow-requests.js';
+import { EVENT_RETENTION_SECONDS, type NodeExecution, type WorkflowRequest, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { keys } from '#platform/table/keys.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();

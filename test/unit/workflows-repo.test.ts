@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
-import { chatsRepo } from '../../lib/data/chats.js';
-import { keys } from '../../lib/data/keys.js';
-import { type Workflow, workflowsRepo } from '../../lib/data/workflows.js';
-import { ConflictError, NotFoundError } from '../../lib/errors.js';
+import { ConflictError, NotFoundError } from '#platform/errors.js';
+import { keys } from '#platform/table/keys.js';
+import { chatsRepo } from '#workflows/chats-repository.js';
+import { type Workflow, workflowsRepo } from '#workflows/workflows-repository.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();

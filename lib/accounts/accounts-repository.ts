@@ -1,0 +1,126 @@
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { PlanName } from '#platform/config/plans.js';
+import { ConflictError, NotFoundError } from '#platform/errors.js';
+import { keys } from '#platform/table/keys.js';
+import { defaultTable, isConditionFailure, nowIso, type TableRef } from '#platform/table/table.js';
+
+export interface Account {
+  id: string;
+  email: string;
+  plan: PlanName;
+  balance_micro_usd: number;
+  suspended: boolean;
+  extra_usage: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AccountWithSecret extends Account {
+  password_hash: string;
+}
+
+const toAccount = (item: Record<string, unknown>): Account => ({
+  id: item.id as string,
+  email: item.email as string,
+  plan: item.plan as PlanName,
+  balance_micro_usd: Number(item.balance_micro_usd ?? 0),
+  suspended: item.suspended === true,
+  extra_usage: item.extra_usage === true,
+  created_at: item.created_at as string,
+  updated_at: item.updated_at as string,
+});
+
+export function accountsRepo(table: TableRef = defaultTable()) {
+  const { db, tableName } = table;
+
+  return {
+    toAccount,
+
+    async create(input: { id: string; email: string; passwordHash: string; plan: PlanName; balanceMicroUsd: number; extraUsage: boolean }): Promise<Account> {
+      const now = nowIso();
+      const email = input.email.trim().toLowerCase();
+      const item = {
+        ...keys.account(input.id),
+        ...keys.accountsIndex(),
+        gsi1sk: `${now}#${input.id}`,
+        entity: 'account',
+        id: input.id,
+        email,
+        plan: input.plan,
+        balance_micro_usd: input.balanceMicroUsd,
+        suspended: false,
+        extra_usage: input.extraUsage,
+        password_hash: input.passwordHash,
+        created_at: now,
+        updated_at: now,
+      };
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+              {
+                Put: {
+                  TableName: tableName,
+                  Item: { ...keys.accountEmail(email), entity: 'account_email', account_id: input.id },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+            ],
+          }),
+        );
+      } catch (error) {
+        if (isConditionFailure(error)) throw new ConflictError('account_exists', `An account with email ${email} already exists.`);
+        throw error;
+      }
+      return toAccount(item);
+    },
+
+    async get(accountId: string): Promise<Account | undefined> {
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.account(accountId), ConsistentRead: true }));
+      return Item ? toAccount(Item) : undefined;
+    },
+
+    async findByEmail(email: string): Promise<AccountWithSecret | undefined> {
+      const { Item: guard } = await db.send(new GetCommand({ TableName: tableName, Key: keys.accountEmail(email), ConsistentRead: true }));
+      if (!guard) return undefined;
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.account(guard.account_id as string), ConsistentRead: true }));
+      return Item ? { ...toAccount(Item), password_hash: Item.password_hash as string } : undefined;
+    },
+
+    /** Whether any account exists, read from the accounts index (one item at most). */
+    async anyExists(): Promise<boolean> {
+      const { Items } = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.accountsIndex().gsi1pk },
+          Limit: 1,
+        }),
+      );
+      return (Items ?? []).length > 0;
+    },
+
+    async setSuspended(accountId: string, suspended: boolean): Promise<Account> {
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.account(accountId),
+            UpdateExpression: 'SET suspended = :s, updated_at = :now',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':s': suspended, ':now': nowIso() },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return toAccount(Attributes ?? {});
+      } catch (error) {
+        if (isConditionFailure(error)) throw new NotFoundError(`No account ${accountId}.`);
+        throw error;
+      }
+    },
+  };
+}
+
+export type AccountsRepo = ReturnType<typeof accountsRepo>;

@@ -1,0 +1,41 @@
+import { nodeEventView, requestEventView } from './views.js';
+import type { NodeExecution, RequestEvent, WorkflowRequest, WorkflowRequestsRepo } from './workflow-requests-repository.js';
+
+/**
+ * Collects the events of one worker invocation and appends them per request
+ * in one sequence-range allocation and batched writes, in the order they
+ * happened. State is always written before its event, so a crash before a
+ * flush loses notifications, never state: a listener's next snapshot, or
+ * its idle re-read of the request, shows it.
+ */
+export class EventBuffer {
+  private readonly pending = new Map<string, Array<RequestEvent['data']>>();
+
+  push(requestId: string, data: RequestEvent['data']): void {
+    const list = this.pending.get(requestId) ?? [];
+    list.push(data);
+    this.pending.set(requestId, list);
+  }
+
+  async flush(requests: WorkflowRequestsRepo): Promise<void> {
+    const batches = [...this.pending];
+    this.pending.clear();
+    for (const [requestId, data] of batches) await requests.appendEvents(requestId, data);
+  }
+}
+
+export interface EmitDeps {
+  requests: WorkflowRequestsRepo;
+  events?: EventBuffer;
+}
+
+async function emit(deps: EmitDeps, requestId: string, data: RequestEvent['data']): Promise<void> {
+  if (deps.events) deps.events.push(requestId, data);
+  else await deps.requests.appendEvent(requestId, data);
+}
+
+/** A node change for the request's event log (what listeners stream). */
+export const emitNode = (deps: EmitDeps, node: NodeExecution): Promise<void> => emit(deps, node.workflow_request_id, { node_execution: nodeEventView(node) });
+
+/** A request change for its event log. */
+export const emitRequest = (deps: EmitDeps, request: WorkflowRequest): Promise<void> => emit(deps, request.id, { workflow_request: requestEventView(request) });

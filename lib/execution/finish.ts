@@ -1,0 +1,75 @@
+import type { InteractionsRepo } from '#interactions/interactions-repository.js';
+import { interactionIdFor } from './approval.js';
+import { EventBuffer, emitNode, emitRequest } from './emit.js';
+import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
+import { wakeParent } from './wake.js';
+import { type FailureInfo, isTerminalNode, type NodeExecution, type NodeStatus, type WorkflowRequestsRepo } from './workflow-requests-repository.js';
+
+const OPEN_NODE_STATES: NodeStatus[] = ['pending', 'blocked', 'in_progress', 'waiting'];
+
+export interface FinishDeps {
+  requests: WorkflowRequestsRepo;
+  interactions?: InteractionsRepo;
+  enqueue?: EnqueueNodeTasks;
+  events?: EventBuffer;
+}
+
+/** Settles a node that never finished (request stopped or failed, or dead-lettered). */
+export async function settleAs(deps: FinishDeps, node: NodeExecution, status: 'stopped' | 'failed', failure: FailureInfo | null): Promise<boolean> {
+  const at = new Date().toISOString();
+  const set = status === 'failed' ? { status, error: failure, failed_at: at } : { status, completed_at: at };
+  if (!(await deps.requests.settleNode(node.workflow_request_id, node.node_id, OPEN_NODE_STATES, set))) return false;
+  // A question nobody can act on any more is cancelled with its node.
+  if (node.status === 'waiting' && deps.interactions) await deps.interactions.resolve(interactionIdFor(node.id), 'cancelled', null);
+  await emitNode(deps, { ...node, ...set });
+  return true;
+}
+
+/**
+ * Moves the request to a terminal state (once: conditional) and settles every
+ * node still open as stopped, so nothing is left pending or in progress.
+ */
+export async function finishRequest(deps: FinishDeps, requestId: string, status: 'completed' | 'failed' | 'stopped', error: FailureInfo | null) {
+  if (deps.events) return finishRequestBuffered(deps, requestId, status, error);
+  // Called outside a worker (stop): batch the sweep's events all the same.
+  const events = new EventBuffer();
+  try {
+    return await finishRequestBuffered({ ...deps, events }, requestId, status, error);
+  } finally {
+    await events.flush(deps.requests);
+  }
+}
+
+async function finishRequestBuffered(deps: FinishDeps, requestId: string, status: 'completed' | 'failed' | 'stopped', error: FailureInfo | null) {
+  // Open nodes are stopped before the request turns terminal, so a client
+  // that sees the terminal request also sees no node still open. The sweep
+  // runs again on every redelivery, so a crash half-way cannot strand one.
+  if (status !== 'completed') {
+    for (const node of await deps.requests.listNodes(requestId)) {
+      if (isTerminalNode(node.status)) continue;
+      // Stopping a request stops its children too.
+      if (node.child_request_id) await finishRequest(deps, node.child_request_id, 'stopped', null);
+      await settleAs(deps, node, 'stopped', null);
+    }
+  }
+  const finished = await deps.requests.transitionRequest(requestId, ['pending', 'in_progress', 'waiting'], {
+    status,
+    completed_at: new Date().toISOString(),
+    ...(error ? { error } : {}),
+  });
+  // The terminal request event goes last: listeners close on it.
+  if (finished) {
+    await emitRequest(deps, finished);
+    if (deps.enqueue) await wakeParent({ enqueue: deps.enqueue }, finished);
+  }
+  return finished;
+}
+
+/** A node task that exhausted its deliveries: the node and its request fail instead of hanging. */
+export async function failDeadLetteredTask(task: NodeTask, deps: FinishDeps): Promise<void> {
+  const node = await deps.requests.getNode(task.request_id, task.node_id);
+  if (!node || isTerminalNode(node.status)) return;
+  const failure = { code: 'delivery_exhausted', message: `Node ${node.node_id} could not be processed after repeated deliveries.` };
+  await settleAs(deps, node, 'failed', failure);
+  await finishRequest(deps, task.request_id, 'failed', failure);
+}

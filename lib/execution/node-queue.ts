@@ -1,0 +1,39 @@
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { queueFor, queueUrlVariable } from '#app/queues.js';
+import { sqsClient } from '#platform/aws/clients.js';
+
+export interface NodeTask {
+  request_id: string;
+  node_id: string;
+  /** Routes the task: `agent` nodes go to the agent queue, everything else to node-tasks. */
+  node_type?: string;
+}
+
+export type EnqueueNodeTasks = (tasks: NodeTask[], delaySeconds?: number) => Promise<void>;
+
+/** Sends node tasks in batches of ten; any entry SQS refuses fails the call. */
+export const enqueueNodeTasks: EnqueueNodeTasks = async (tasks, delaySeconds = 0) => {
+  const byQueue = new Map<string, NodeTask[]>();
+  for (const task of tasks) {
+    const queue = queueFor(task.node_type);
+    byQueue.set(queue, [...(byQueue.get(queue) ?? []), task]);
+  }
+  for (const [queue, queued] of byQueue) {
+    const queueUrl = process.env[queueUrlVariable(queue)];
+    if (!queueUrl) throw new Error(`${queueUrlVariable(queue)} is not set`);
+    for (let i = 0; i < queued.length; i += 10) {
+      const batch = queued.slice(i, i + 10);
+      const result = await sqsClient().send(
+        new SendMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: batch.map((task, j) => ({
+            Id: String(j),
+            MessageBody: JSON.stringify(task),
+            DelaySeconds: Math.min(900, Math.max(0, Math.ceil(delaySeconds))),
+          })),
+        }),
+      );
+      if (result.Failed?.length) throw new Error(`SQS refused ${result.Failed.length} node tasks: ${result.Failed[0]?.Message}`);
+    }
+  }
+};

@@ -1,0 +1,24 @@
+import type { NodeType, WorkflowNode } from '#workflows/schemas/workflow-definition.js';
+import type { NodeExecution, WorkflowRequest } from './workflow-requests-repository.js';
+
+export interface NodeRunContext {
+  node: WorkflowNode;
+  input: Record<string, unknown>;
+  /** Aborted when the node's timeout passes; runners doing I/O must honour it. */
+  signal: AbortSignal;
+  request: WorkflowRequest;
+  execution: NodeExecution;
+}
+
+export type NodeRunner = (context: NodeRunContext) => Promise<unknown>;
+
+/**
+ * What a worker can do: the node types it runs, and (with the JSONata
+ * runtime) the `when` predicates it evaluates. Each queue's worker bundles
+ * only its own, so the agent worker carries the model SDKs and not JSONata,
+ * and the node worker the reverse.
+ */
+export interface WorkerRuntime {
+  runners: Partial<Record<NodeType, NodeRunner>>;
+  edgeTaken?: (when: string | undefined, input: unknown) => Promise<boolean>;
+}

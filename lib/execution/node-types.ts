@@ -1,0 +1,25 @@
+import { edgeTaken, evaluateJsonata } from '#expressions/jsonata.js';
+import type { WorkerRuntime } from './node-runner.js';
+
+export { edgeTaken, evaluateJsonata } from '#expressions/jsonata.js';
+export { NodeFailure } from './node-failure.js';
+export type { NodeRunContext, NodeRunner } from './node-runner.js';
+
+/**
+ * The node worker's runtime: the node types that compute an output in
+ * process, and JSONata for edge predicates. `approval` and `workflow` wait on
+ * something outside the node and are handled by the executor itself; `agent`
+ * runs on its own queue (lib/execution/agent-runtime.ts). What may run at all is
+ * lib/execution/capabilities.ts.
+ */
+export const NODE_RUNTIME: WorkerRuntime = {
+  runners: {
+    transform: async ({ node, input }) => evaluateJsonata(String(node.config.expression), input),
+    // A condition passes its input on; its outgoing edges' `when` decide the branches.
+    condition: async ({ input }) => input,
+    // Loaded with the first http node: the HTTP client stack (node:http, DNS, the
+    // SSRF guard) is not needed by transforms and conditions, most of this worker's work.
+    http: async (context) => (await import('./nodes/http.js')).httpNode(context),
+  },
+  edgeTaken,
+};

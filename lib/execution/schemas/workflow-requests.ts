@@ -1,0 +1,24 @@
+import * as z from 'zod';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '#platform/config/limits.js';
+import { limitParam } from '#platform/http/common-schemas.js';
+
+export const REQUEST_STATUSES = ['pending', 'in_progress', 'waiting', 'completed', 'failed', 'stopped'] as const;
+
+export const RunWorkflowBody = z
+  .strictObject({
+    workflow_version_id: z.uuid(),
+    entry_node_ids: z.array(z.uuid()).min(1).max(200),
+    chat_id: z.string().min(1).max(200).optional(),
+    query: z.string().max(100_000).optional(),
+    payload: z.record(z.string(), z.unknown()).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: 'RunWorkflowRequest' });
+
+export const ListWorkflowRequestsQuery = z.object({
+  chat_id: z.string().min(1).optional(),
+  workflow_id: z.uuid().optional(),
+  status: z.enum(REQUEST_STATUSES).optional(),
+  limit: limitParam(LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT),
+  cursor: z.string().min(1).optional(),
+});

@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { type FieldError, ValidationError } from '#platform/errors.js';
+import type { WorkflowDefinition } from '#workflows/schemas/workflow-definition.js';
+import { isExecutable, NODE_PRECHECKS } from './capabilities.js';
+import { finishRequest } from './finish.js';
+import { graphOf, initialStates } from './graph.js';
+import type { EnqueueNodeTasks } from './node-queue.js';
+import type { NodeExecution, WorkflowRequest, WorkflowRequestsRepo } from './workflow-requests-repository.js';
+
+export interface StartDeps {
+  requests: WorkflowRequestsRepo;
+  versions: {
+    getVersion(
+      accountId: string,
+      versionId: string,
+    ): Promise<{ id: string; workflow_id: string; definition: WorkflowDefinition; entry_node_ids: string[] } | undefined>;
+  };
+  chats: { get(accountId: string, chatId: string): Promise<unknown> };
+  enqueue: EnqueueNodeTasks;
+}
+
+export interface StartInput {
+  workflow_version_id: string;
+  entry_node_ids: string[];
+  chat_id?: string;
+  query?: string;
+  payload?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+}
+
+const bodyError = (name: string, reason: string, code = 'invalid_reference'): FieldError => ({ name, location: 'body', reason, code });
+
+/**
+ * Creates a workflow request (pending) with one node execution per node of
+ * the version, then enqueues the chosen entry nodes. Everything the request
+ * refers to is checked first: an unusable reference is 422 at its pointer.
+ */
+export interface ParentLink {
+  requestId: string;
+  nodeExecutionId: string;
+  nodeId: string;
+  depth: number;
+  /** Deterministic child id, so a redelivered parent task cannot start a second child. */
+  childId: string;
+}
+
+export async function startRequest(deps: StartDeps, accountId: string, input: StartInput, parent?: ParentLink) {
+  const version = await deps.versions.getVersion(accountId, input.workflow_version_id);
+  if (!version) throw new ValidationError([bodyError('/workflow_version_id', 'no such workflow version')]);
+  const errors: FieldError[] = [];
+  const entries = new Set(version.entry_node_ids);
+  input.entry_node_ids.forEach((id, i) => {
+    if (!entries.has(id)) errors.push(bodyError(`/entry_node_ids/${i}`, 'is not an entry node of this version'));
+  });
+  if (new Set(input.entry_node_ids).size !== input.entry_node_ids.length) errors.push(bodyError('/entry_node_ids', 'has duplicates', 'duplicate'));
+  if (input.chat_id !== undefined && !(await deps.chats.get(accountId, input.chat_id))) errors.push(bodyError('/chat_id', 'no such chat'));
+  const unsupported = [...new Set(version.definition.nodes.filter((n) => !isExecutable(n.type)).map((n) => n.type))];
+  if (unsupported.length > 0) {
+    errors.push(bodyError('/workflow_version_id', `uses node types this service cannot execute yet: ${unsupported.join(', ')}`, 'not_supported'));
+  }
+  for (const node of version.definition.nodes) {
+    const reason = NODE_PRECHECKS[node.type]?.(node.config);
+    if (reason) errors.push(bodyError('/workflow_version_id', `node ${node.name}: ${reason}`, 'not_runnable'));
+  }
+  if (errors.length > 0) throw new ValidationError(errors);
+
+  const graph = graphOf(version.id, version.definition);
+  const states = initialStates(graph, input.entry_node_ids);
+  const id = parent?.childId ?? randomUUID();
+  const now = new Date().toISOString();
+  const nodes: NodeExecution[] = version.definition.nodes.map((node) => {
+    const initial = states.get(node.id)!;
+    return {
+      id: randomUUID(),
+      workflow_request_id: id,
+      node_id: node.id,
+      node_type: node.type,
+      workflow_version_id: version.id,
+      status: initial.state,
+      input_data: null,
+      output_data: null,
+      attempt_count: 0,
+      error: null,
+      parent_count: graph.parents.get(node.id)?.length ?? 0,
+      ...(initial.doneParents.length > 0 ? { done_parents: new Set(initial.doneParents) } : {}),
+      created_at: now,
+      started_at: null,
+      completed_at: initial.state === 'skipped' ? now : null,
+      failed_at: null,
+    };
+  });
+  const request: WorkflowRequest = {
+    id,
+    account_id: accountId,
+    workflow_id: version.workflow_id,
+    workflow_version_id: version.id,
+    entry_node_ids: input.entry_node_ids,
+    user_id: accountId,
+    billing_user_id: accountId,
+    parent_node_execution_id: parent?.nodeExecutionId ?? null,
+    parent_workflow_request_id: parent?.requestId ?? id,
+    chat_id: input.chat_id ?? null,
+    status: 'pending',
+    payload: input.payload ?? {},
+    query: input.query ?? null,
+    metadata: input.metadata ?? null,
+    error: null,
+    started_at: null,
+    completed_at: null,
+    created_at: now,
+    node_count: nodes.length,
+    parent_node_id: parent?.nodeId ?? null,
+    depth: parent ? parent.depth : 0,
+  };
+  if (parent && (await deps.requests.get(id))) return request; // Started by an earlier delivery.
+  await deps.requests.create(request, nodes);
+  try {
+    await deps.enqueue(input.entry_node_ids.map((nodeId) => ({ request_id: id, node_id: nodeId, node_type: graph.nodes.get(nodeId)?.type })));
+  } catch (error) {
+    // Never leave a request pending with nothing queued to run it.
+    await finishRequest(deps, id, 'failed', { code: 'internal_error', message: 'The request could not be queued.' });
+    throw error;
+  }
+  return request;
+}

@@ -1,0 +1,31 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { interactionsRepo } from '#interactions/interactions-repository.js';
+import { chatsRepo } from '#workflows/chats-repository.js';
+import { workflowsRepo } from '#workflows/workflows-repository.js';
+import { type EngineDeps, processNodeTask } from './executor.js';
+import { enqueueNodeTasks, type NodeTask } from './node-queue.js';
+import type { WorkerRuntime } from './node-runner.js';
+import { workflowRequestsRepo } from './workflow-requests-repository.js';
+
+export const engineDeps = (runtime: WorkerRuntime): EngineDeps => ({
+  requests: workflowRequestsRepo(),
+  versions: workflowsRepo(),
+  chats: chatsRepo(),
+  enqueue: enqueueNodeTasks,
+  interactions: interactionsRepo(),
+  runtime,
+});
+
+/**
+ * An SQS worker running node tasks. Each record is processed on its own; a
+ * record that throws (including RetryLater) is reported in
+ * `batchItemFailures` and comes back after the visibility timeout.
+ */
+export function nodeTaskHandler(deps: EngineDeps) {
+  const processor = new BatchProcessor(EventType.SQS);
+  return async (event: SQSEvent, context: Context) => {
+    const record = async (r: SQSRecord) => processNodeTask(JSON.parse(r.body) as NodeTask, deps, () => context.getRemainingTimeInMillis());
+    return processPartialResponse(event, record, processor, { context, throwOnFullBatchFailure: false });
+  };
+}

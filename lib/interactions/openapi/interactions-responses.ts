@@ -1,0 +1,21 @@
+import * as z from 'zod';
+import { INTERACTION_STATUSES } from '../schemas.js';
+
+export const InteractionSchema = z
+  .object({
+    id: z.uuid(),
+    type: z.enum(['approval', 'answer']),
+    status: z.enum(INTERACTION_STATUSES),
+    prompt: z.string().nullable(),
+    run_id: z.string().nullable(),
+    workflow_request_id: z.uuid().nullable(),
+    node_execution_id: z.uuid().nullable(),
+    response: z.record(z.string(), z.unknown()).nullable(),
+    created_at: z.string(),
+    resolved_at: z.string().nullable(),
+  })
+  .meta({ id: 'Interaction' });
+
+export const InteractionList = z
+  .object({ data: z.array(InteractionSchema), page: z.object({ has_more: z.boolean(), next_cursor: z.string().nullable() }) })
+  .meta({ id: 'InteractionList' });

@@ -1,0 +1,109 @@
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '#platform/table/keys.js';
+import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
+
+export interface MemoryMessage {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  context_memory_id: string;
+  agent_node_id: string;
+  created_at: string;
+}
+
+const view = (item: Record<string, unknown>): MemoryMessage => ({
+  id: item.id as string,
+  role: item.role as MemoryMessage['role'],
+  content: item.content as string,
+  context_memory_id: item.context_memory_id as string,
+  agent_node_id: item.agent_node_id as string,
+  created_at: item.created_at as string,
+});
+
+export function memoryRepo(table: TableRef = defaultTable()) {
+  const { db, tableName } = table;
+  return {
+    /**
+     * Writes one exchange (the user message and the assistant's answer) at
+     * keys derived from the node execution, all or nothing: a retried
+     * execution that already wrote its exchange writes nothing again.
+     */
+    async appendExchange(input: {
+      accountId: string;
+      contextMemoryId: string;
+      agentNodeId: string;
+      /** Stable per node execution: `<created_at>#<execution id>`. */
+      order: string;
+      executionId: string;
+      user: string;
+      assistant: string;
+    }): Promise<void> {
+      const now = new Date().toISOString();
+      const item = (index: number, role: 'user' | 'assistant', content: string) => ({
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.memoryMessage(input.contextMemoryId, input.agentNodeId, `${input.order}#${index}`),
+            entity: 'memory_message',
+            id: `msg_${input.executionId}_${index}`,
+            role,
+            content,
+            context_memory_id: input.contextMemoryId,
+            agent_node_id: input.agentNodeId,
+            account_id: input.accountId,
+            created_at: now,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      });
+      try {
+        await db.send(new TransactWriteCommand({ TransactItems: [item(0, 'user', input.user), item(1, 'assistant', input.assistant)] }));
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+
+    /** A page of the account's messages, oldest first. */
+    async page(accountId: string, contextMemoryId: string, agentNodeId: string, options: { limit: number; after?: string }) {
+      const prefix = keys.memoryPrefix(contextMemoryId, agentNodeId);
+      const found: Array<Record<string, unknown>> = [];
+      let startKey: Record<string, unknown> | undefined = options.after ? { pk: prefix.pk, sk: options.after } : undefined;
+      do {
+        const result = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            FilterExpression: 'account_id = :account',
+            ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix, ':account': accountId },
+            ExclusiveStartKey: startKey,
+            Limit: options.limit + 1,
+            ConsistentRead: true,
+          }),
+        );
+        found.push(...(result.Items ?? []));
+        startKey = result.LastEvaluatedKey;
+      } while (startKey && found.length <= options.limit);
+      const items = found.slice(0, options.limit);
+      return { messages: items.map(view), nextAfter: found.length > options.limit ? (items.at(-1)!.sk as string) : undefined };
+    },
+
+    /** The most recent `max` messages, oldest first: what an agent sees of its history. */
+    async recent(accountId: string, contextMemoryId: string, agentNodeId: string, max = 50): Promise<MemoryMessage[]> {
+      const prefix = keys.memoryPrefix(contextMemoryId, agentNodeId);
+      const { Items } = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          FilterExpression: 'account_id = :account',
+          ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix, ':account': accountId },
+          ScanIndexForward: false,
+          Limit: max,
+          ConsistentRead: true,
+        }),
+      );
+      return (Items ?? []).map(view).reverse();
+    },
+  };
+}
+
+export type MemoryRepo = ReturnType<typeof memoryRepo>;

@@ -1,0 +1,81 @@
+/**
+ * Every DynamoDB key of the service is built here (tests use the same
+ * builders). The layout is documented in docs/data-model.md.
+ */
+export type Key = {
+  pk: string;
+  sk: string;
+};
+
+export const keys = {
+  account: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
+  /** Uniqueness guard and login lookup for an email address. */
+  accountEmail: (email: string): Key => ({ pk: `EMAIL#${email.trim().toLowerCase()}`, sk: 'EMAIL' }),
+  session: (sessionHash: string): Key => ({ pk: `SESSION#${sessionHash}`, sk: 'SESSION' }),
+  /** The credential item the bearer middleware reads, keyed by the token's SHA-256. */
+  tokenByHash: (tokenHash: string): Key => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' }),
+  /** The account's view of a token, keyed by its public id (list and revoke). */
+  accountToken: (accountId: string, tokenId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: `TOKEN#${tokenId}` }),
+  accountTokenPrefix: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'TOKEN#' }),
+  transaction: (accountId: string, createdAt: string, transactionId: string): Key => ({
+    pk: `ACCOUNT#${accountId}`,
+    sk: `TXN#${createdAt}#${transactionId}`,
+  }),
+  transactionPrefix: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'TXN#' }),
+  /** Powertools idempotency records; the key already carries the scope hash. */
+  idempotency: (idempotencyKey: string): Key => ({ pk: idempotencyKey, sk: 'IDEMPOTENCY' }),
+  idempotencyPrefix: 'IDEMPOTENCY',
+  /** Gsi1 partition listing every account, for the operator CLI. */
+  accountsIndex: () => ({ gsi1pk: 'ACCOUNTS' }),
+
+  // --- Workflows, versions, chats (lib/workflows/workflows-repository.ts, lib/workflows/chats-repository.ts) ---
+  /** A workflow, under its account: another account's workflow id never resolves. */
+  workflow: (accountId: string, workflowId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: `WORKFLOW#${workflowId}` }),
+  /** Gsi1 entry of a workflow: an account's workflows, newest first. */
+  workflowsIndex: (accountId: string, createdAt: string, workflowId: string) => ({
+    gsi1pk: `ACCOUNT#${accountId}#WORKFLOWS`,
+    gsi1sk: `${createdAt}#${workflowId}`,
+  }),
+  workflowsIndexPartition: (accountId: string) => `ACCOUNT#${accountId}#WORKFLOWS`,
+  /** An immutable workflow version, read by its id alone; the item names its account and workflow. */
+  workflowVersion: (versionId: string): Key => ({ pk: `WORKFLOWVERSION#${versionId}`, sk: 'VERSION' }),
+  /** A chat (the context memory identity); the item names its account. */
+  chat: (chatId: string): Key => ({ pk: `CHAT#${chatId}`, sk: 'CHAT' }),
+
+  // --- Workflow execution (lib/engine) -------------------------------------
+  // A request, its node executions and its event log share one partition, so
+  // the tree is one Query and the event log is ordered by its sort key.
+  workflowRequest: (requestId: string): Key => ({ pk: `WFREQ#${requestId}`, sk: 'REQUEST' }),
+  /** History of an account's requests, newest first. */
+  workflowRequestIndex: (accountId: string, createdAt: string, requestId: string) => ({
+    gsi1pk: `ACCOUNT#${accountId}#WFREQS`,
+    gsi1sk: `${createdAt}#${requestId}`,
+  }),
+  workflowRequestIndexPartition: (accountId: string) => `ACCOUNT#${accountId}#WFREQS`,
+  nodeExecution: (requestId: string, nodeId: string): Key => ({ pk: `WFREQ#${requestId}`, sk: `NODE#${nodeId}` }),
+  nodeExecutionPrefix: (requestId: string) => ({ pk: `WFREQ#${requestId}`, skPrefix: 'NODE#' }),
+  /** The event log's sequence counter: its own small item, outside every index, so each allocation costs one write unit. */
+  requestEventSeq: (requestId: string): Key => ({ pk: `WFREQ#${requestId}`, sk: 'SEQ' }),
+  /** Event `seq` zero-padded so the sort key orders numerically. */
+  requestEvent: (requestId: string, seq: number): Key => ({ pk: `WFREQ#${requestId}`, sk: `EVENT#${String(seq).padStart(10, '0')}` }),
+  requestEventPrefix: (requestId: string) => ({ pk: `WFREQ#${requestId}`, skPrefix: 'EVENT#' }),
+
+  // --- Interactions (approvals and questions) --------------------------------
+  interaction: (interactionId: string): Key => ({ pk: `INTERACTION#${interactionId}`, sk: 'INTERACTION' }),
+  interactionIndex: (accountId: string, createdAt: string, interactionId: string) => ({
+    gsi1pk: `ACCOUNT#${accountId}#INTERACTIONS`,
+    gsi1sk: `${createdAt}#${interactionId}`,
+  }),
+  interactionIndexPartition: (accountId: string) => `ACCOUNT#${accountId}#INTERACTIONS`,
+
+  // --- Context memory (agent nodes) ------------------------------------------
+  /** One partition per (context memory id, agent node); messages sort oldest first. */
+  memoryMessage: (contextMemoryId: string, agentNodeId: string, order: string): Key => ({
+    pk: `MEMORY#${contextMemoryId}#${agentNodeId}`,
+    sk: `MSG#${order}`,
+  }),
+  memoryPrefix: (contextMemoryId: string, agentNodeId: string) => ({ pk: `MEMORY#${contextMemoryId}#${agentNodeId}`, skPrefix: 'MSG#' }),
+} as const;
+
+/** Epoch seconds, the unit DynamoDB TTL reads. */
+export const ttlFromDate = (date: Date): number => Math.floor(date.getTime() / 1000);

@@ -1,0 +1,56 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ConflictError } from '#platform/errors.js';
+import { keys } from '#platform/table/keys.js';
+import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
+import { isUuid } from '#platform/uuid.js';
+
+/** A chat session; its id is the context memory id. */
+export interface Chat {
+  id: string;
+  account_id: string;
+  title: string | null;
+  workflow_id: string | null;
+  /** The machine the chat is bound to (by its first run); null until then. */
+  machine_id: string | null;
+  created_at: string;
+}
+
+const toChat = (item: Record<string, unknown>): Chat => ({
+  id: item.id as string,
+  account_id: item.account_id as string,
+  title: (item.title as string | null | undefined) ?? null,
+  workflow_id: (item.workflow_id as string | null | undefined) ?? null,
+  machine_id: (item.machine_id as string | null | undefined) ?? null,
+  created_at: item.created_at as string,
+});
+
+export function chatsRepo(table: TableRef = defaultTable()) {
+  const { db, tableName } = table;
+
+  return {
+    async create(chat: Chat): Promise<Chat> {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...keys.chat(chat.id), entity: 'chat', ...chat },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+      } catch (error) {
+        if (isConditionFailure(error)) throw new ConflictError('chat_exists', `A chat with id ${chat.id} already exists.`);
+        throw error;
+      }
+      return chat;
+    },
+
+    /** Undefined for a malformed, unknown or other account's chat id alike. */
+    async get(accountId: string, chatId: string): Promise<Chat | undefined> {
+      if (!isUuid(chatId)) return undefined;
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.chat(chatId.toLowerCase()), ConsistentRead: true }));
+      return Item && Item.account_id === accountId ? toChat(Item) : undefined;
+    },
+  };
+}
+
+export type ChatsRepo = ReturnType<typeof chatsRepo>;

@@ -1,0 +1,234 @@
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ConflictError, NotFoundError } from '#platform/errors.js';
+import { keys } from '#platform/table/keys.js';
+import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
+import { isUuid } from '#platform/uuid.js';
+import type { WorkflowDefinition } from './schemas/workflow-definition.js';
+
+export interface Workflow {
+  id: string;
+  account_id: string;
+  name: string;
+  description: string | null;
+  latest_version_id: string | null;
+  /** How many versions exist; the next one is numbered `version_count + 1`. */
+  version_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An immutable, validated version of a workflow. The execution engine reads these. */
+export interface WorkflowVersion {
+  id: string;
+  workflow_id: string;
+  account_id: string;
+  /** 1, 2, 3… per workflow. */
+  version: number;
+  definition: WorkflowDefinition;
+  entry_node_ids: string[];
+  created_at: string;
+}
+
+/** A list position: the gsi1 sort key of the last workflow seen, `<created_at>#<id>`. */
+export const WORKFLOW_POSITION = /^\d{4}-\d{2}-\d{2}T[\d:.]+Z#[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A version create that keeps losing the race for the next number gives up after this many tries (409). */
+const VERSION_ATTEMPTS = 12;
+/** A search reads this many index items per Query, and at most this many Queries per page. */
+const SEARCH_PAGE_ITEMS = 200;
+const SEARCH_MAX_QUERIES = 25;
+
+const toWorkflow = (item: Record<string, unknown>): Workflow => ({
+  id: item.id as string,
+  account_id: item.account_id as string,
+  name: item.name as string,
+  description: (item.description as string | null | undefined) ?? null,
+  latest_version_id: (item.latest_version_id as string | null | undefined) ?? null,
+  version_count: Number(item.version_count ?? 0),
+  created_at: item.created_at as string,
+  updated_at: item.updated_at as string,
+});
+
+const toVersion = (item: Record<string, unknown>): WorkflowVersion => ({
+  id: item.id as string,
+  workflow_id: item.workflow_id as string,
+  account_id: item.account_id as string,
+  version: Number(item.version),
+  definition: item.definition as WorkflowDefinition,
+  entry_node_ids: item.entry_node_ids as string[],
+  created_at: item.created_at as string,
+});
+
+/** Names are searched case-insensitively through this stored, folded copy. */
+export const foldName = (name: string): string => name.toLowerCase();
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Why a version transaction was cancelled: the workflow item's condition or a concurrent transaction (retry), or the version item. */
+function cancellation(error: unknown): 'race' | 'version_exists' | undefined {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
+  const [workflow, version] = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
+  if (version?.Code === 'ConditionalCheckFailed') return 'version_exists';
+  if (workflow?.Code === 'ConditionalCheckFailed' || workflow?.Code === 'TransactionConflict' || version?.Code === 'TransactionConflict') return 'race';
+  return undefined;
+}
+
+export function workflowsRepo(table: TableRef = defaultTable()) {
+  const { db, tableName } = table;
+
+  async function get(accountId: string, workflowId: string): Promise<Workflow | undefined> {
+    if (!isUuid(workflowId)) return undefined;
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.workflow(accountId, workflowId.toLowerCase()), ConsistentRead: true }));
+    return Item ? toWorkflow(Item) : undefined;
+  }
+
+  return {
+    async create(input: { id: string; accountId: string; name: string; description: string | null; now: string }): Promise<Workflow> {
+      const workflow: Workflow = {
+        id: input.id,
+        account_id: input.accountId,
+        name: input.name,
+        description: input.description,
+        latest_version_id: null,
+        version_count: 0,
+        created_at: input.now,
+        updated_at: input.now,
+      };
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...keys.workflow(input.accountId, input.id),
+              ...keys.workflowsIndex(input.accountId, input.now, input.id),
+              entity: 'workflow',
+              ...workflow,
+              name_lower: foldName(input.name),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+      } catch (error) {
+        if (isConditionFailure(error)) throw new ConflictError('workflow_exists', `A workflow with id ${input.id} already exists.`);
+        throw error;
+      }
+      return workflow;
+    },
+
+    /** Undefined for a malformed, unknown or other account's id alike. */
+    get,
+
+    /**
+     * An account's workflows, newest first, optionally only those whose name
+     * contains `search` (case-insensitive; filtered server-side, so the loop
+     * reads on until the page is full plus one to prove has_more). A sparse
+     * search stops after SEARCH_MAX_QUERIES reads and answers a short page
+     * whose position is the last item read, so a page never takes long.
+     */
+    async list(accountId: string, options: { limit: number; after?: string; search?: string }) {
+      const gsi1pk = keys.workflowsIndexPartition(accountId);
+      const search = options.search ? foldName(options.search) : undefined;
+      const found: Workflow[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      if (options.after) {
+        const workflowId = options.after.slice(options.after.lastIndexOf('#') + 1);
+        startKey = { gsi1pk, gsi1sk: options.after, ...keys.workflow(accountId, workflowId) };
+      }
+      let queries = 0;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :pk',
+            ...(search ? { FilterExpression: 'contains(name_lower, :search)' } : {}),
+            ExpressionAttributeValues: { ':pk': gsi1pk, ...(search ? { ':search': search } : {}) },
+            ScanIndexForward: false,
+            ExclusiveStartKey: startKey,
+            Limit: search ? SEARCH_PAGE_ITEMS : options.limit + 1,
+          }),
+        );
+        queries++;
+        found.push(...(page.Items ?? []).map(toWorkflow));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey && found.length <= options.limit && (!search || queries < SEARCH_MAX_QUERIES));
+      if (found.length > options.limit) {
+        const workflows = found.slice(0, options.limit);
+        const last = workflows.at(-1)!;
+        return { workflows, nextAfter: keys.workflowsIndex(accountId, last.created_at, last.id).gsi1sk };
+      }
+      return { workflows: found, nextAfter: startKey ? (startKey.gsi1sk as string) : undefined };
+    },
+
+    /**
+     * Stores a version under the next number. One transaction raises the
+     * workflow's counter, on condition that it still holds the number read,
+     * sets latest_version_id, and puts the version item (which must not
+     * exist). A concurrent create that took the number first cancels it; the
+     * counter is read again and the next number tried, so concurrent creates
+     * get distinct numbers.
+     */
+    async createVersion(
+      workflow: Workflow,
+      input: { id: string; definition: WorkflowDefinition; entry_node_ids: string[]; created_at: string },
+    ): Promise<WorkflowVersion> {
+      let expected = workflow.version_count;
+      for (let attempt = 1; ; attempt++) {
+        const version: WorkflowVersion = {
+          id: input.id,
+          workflow_id: workflow.id,
+          account_id: workflow.account_id,
+          version: expected + 1,
+          definition: input.definition,
+          entry_node_ids: input.entry_node_ids,
+          created_at: input.created_at,
+        };
+        try {
+          await db.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Update: {
+                    TableName: tableName,
+                    Key: keys.workflow(workflow.account_id, workflow.id),
+                    UpdateExpression: 'SET version_count = :next, latest_version_id = :version_id, updated_at = :now',
+                    ConditionExpression: 'attribute_exists(pk) AND version_count = :expected',
+                    ExpressionAttributeValues: { ':next': version.version, ':expected': expected, ':version_id': version.id, ':now': input.created_at },
+                  },
+                },
+                {
+                  Put: {
+                    TableName: tableName,
+                    Item: { ...keys.workflowVersion(version.id), entity: 'workflow_version', ...version },
+                    ConditionExpression: 'attribute_not_exists(pk)',
+                  },
+                },
+              ],
+            }),
+          );
+          return version;
+        } catch (error) {
+          const reason = cancellation(error);
+          if (reason === 'version_exists') throw new ConflictError('version_exists', `A workflow version with id ${version.id} already exists.`);
+          if (reason !== 'race') throw error;
+          const current = await get(workflow.account_id, workflow.id);
+          if (!current) throw new NotFoundError('No such workflow.');
+          if (attempt >= VERSION_ATTEMPTS) {
+            throw new ConflictError('version_conflict', 'Too many versions of this workflow are being created at once; retry.');
+          }
+          expected = current.version_count;
+          await sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
+        }
+      }
+    },
+
+    /** Undefined for a malformed, unknown or other account's version id alike. */
+    async getVersion(accountId: string, versionId: string): Promise<WorkflowVersion | undefined> {
+      if (!isUuid(versionId)) return undefined;
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.workflowVersion(versionId.toLowerCase()), ConsistentRead: true }));
+      return Item && Item.account_id === accountId ? toVersion(Item) : undefined;
+    },
+  };
+}
+
+export type WorkflowsRepo = ReturnType<typeof workflowsRepo>;
