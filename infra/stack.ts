@@ -14,8 +14,9 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { dlqName, QUEUES, type QueueDefinition, queueUrlVariable } from '#app/queues.js';
+import { QUEUES } from '#app/queues.js';
 import { ROUTES, type RouteDefinition, type TableAccess } from '#app/routes.js';
+import { dlqName, type QueueDefinition, queueUrlVariable } from '#platform/queues.js';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
 import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from './bundling.js';
 

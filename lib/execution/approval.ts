@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { InteractionsRepo } from '#interactions/interactions-repository.js';
-import type { WorkflowNode } from '#workflows/schemas/workflow-definition.js';
+import type { InteractionsService } from '#interactions/index.js';
+import type { WorkflowNode } from '#workflows/index.js';
 import { type EventBuffer, emitNode, emitRequest } from './emit.js';
 import type { NodeExecution, WorkflowRequest, WorkflowRequestsRepo } from './workflow-requests-repository.js';
 
 interface ApprovalDeps {
   requests: WorkflowRequestsRepo;
-  interactions: InteractionsRepo;
+  interactions: InteractionsService;
   events?: EventBuffer;
 }
 

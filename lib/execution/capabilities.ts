@@ -1,5 +1,5 @@
 import { PROVIDER_CONFIGURED, providerOf } from '#models/availability.js';
-import type { NodeType } from '#workflows/schemas/workflow-definition.js';
+import type { NodeType } from '#workflows/index.js';
 
 /**
  * What the engine can run, checked when a request starts. Kept apart from

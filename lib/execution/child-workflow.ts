@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '#platform/errors.js';
-import type { WorkflowNode } from '#workflows/schemas/workflow-definition.js';
+import type { WorkflowNode } from '#workflows/index.js';
 import { type EventBuffer, emitNode } from './emit.js';
 import type { EnqueueNodeTasks } from './node-queue.js';
 import { type StartDeps, startRequest } from './start.js';

@@ -1,5 +1,6 @@
-import type { InteractionsRepo } from '#interactions/interactions-repository.js';
-import type { WorkflowNode } from '#workflows/schemas/workflow-definition.js';
+import type { InteractionsService } from '#interactions/index.js';
+import { Failure } from '#platform/failure.js';
+import type { WorkflowNode } from '#workflows/index.js';
 import { openApproval, resumeApproval } from './approval.js';
 import { resumeChild, startChild } from './child-workflow.js';
 import { EventBuffer, emitNode, emitRequest } from './emit.js';
@@ -22,7 +23,7 @@ import {
 export interface EngineDeps extends StartDeps {
   requests: WorkflowRequestsRepo;
   enqueue: EnqueueNodeTasks;
-  interactions: InteractionsRepo;
+  interactions: InteractionsService;
   /** The node types this worker runs and whether it evaluates JSONata (lib/execution/node-runner.ts). */
   runtime: WorkerRuntime;
   /** Set for the length of one task's processing; see EventBuffer. */
@@ -244,7 +245,7 @@ async function runPure(deps: EngineDeps, request: WorkflowRequest, graph: Graph,
     };
   } catch (error) {
     const failure =
-      error instanceof NodeFailure ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The node failed unexpectedly.' };
+      error instanceof Failure ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The node failed unexpectedly.' };
     set = { status: 'failed', input_data: input, error: failure, attempt_count: attempt, started_at: startedAt, failed_at: new Date().toISOString() };
   }
   if (!(await deps.requests.settleNode(request.id, node.node_id, ['pending', 'blocked'], set, node.attempt_count))) return;
@@ -281,7 +282,7 @@ async function runWithTimeout(
 
 async function handleFailure(deps: EngineDeps, request: WorkflowRequest, graph: Graph, definition: WorkflowNode, node: NodeExecution, error: unknown) {
   const failure: FailureInfo =
-    error instanceof NodeFailure ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The node failed unexpectedly.' };
+    error instanceof Failure ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The node failed unexpectedly.' };
   if (shouldRetry(definition.retry, node.attempt_count, error)) {
     const requeued = await deps.requests.transitionNode(request.id, node.node_id, ['in_progress'], { status: 'pending', error: failure, lease_expires_at: 0 });
     if (requeued) {

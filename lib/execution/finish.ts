@@ -1,4 +1,4 @@
-import type { InteractionsRepo } from '#interactions/interactions-repository.js';
+import type { InteractionsService } from '#interactions/index.js';
 import { interactionIdFor } from './approval.js';
 import { EventBuffer, emitNode, emitRequest } from './emit.js';
 import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
@@ -9,7 +9,7 @@ const OPEN_NODE_STATES: NodeStatus[] = ['pending', 'blocked', 'in_progress', 'wa
 
 export interface FinishDeps {
   requests: WorkflowRequestsRepo;
-  interactions?: InteractionsRepo;
+  interactions?: InteractionsService;
   enqueue?: EnqueueNodeTasks;
   events?: EventBuffer;
 }

@@ -1,4 +1,4 @@
-import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from '#workflows/schemas/workflow-definition.js';
+import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from '#workflows/index.js';
 
 /** Parent and child lookups over a version's definition, built once per version. */
 export interface Graph {

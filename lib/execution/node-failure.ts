@@ -1,11 +1,4 @@
-/** A node failure with a code the retry policy can name in `retry_on`. */
-export class NodeFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly retryable = true,
-  ) {
-    super(message);
-    this.name = 'NodeFailure';
-  }
-}
+import { Failure } from '#platform/failure.js';
+
+/** A node's own failure (an http status, a timeout, a refused model call); any Failure fails a node the same way. */
+export class NodeFailure extends Failure {}

@@ -1,6 +1,7 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { queueFor, queueUrlVariable } from '#app/queues.js';
 import { sqsClient } from '#platform/aws/clients.js';
+import { queueUrlVariable } from '#platform/queues.js';
+import { queueFor } from './queues.js';
 
 export interface NodeTask {
   request_id: string;

@@ -1,4 +1,4 @@
-import type { NodeType, WorkflowNode } from '#workflows/schemas/workflow-definition.js';
+import type { NodeType, WorkflowNode } from '#workflows/index.js';
 import type { NodeExecution, WorkflowRequest } from './workflow-requests-repository.js';
 
 export interface NodeRunContext {

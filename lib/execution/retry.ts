@@ -1,5 +1,5 @@
-import type { WorkflowNode } from '#workflows/schemas/workflow-definition.js';
-import { NodeFailure } from './node-failure.js';
+import { Failure } from '#platform/failure.js';
+import type { WorkflowNode } from '#workflows/index.js';
 
 type RetryPolicy = NonNullable<WorkflowNode['retry']>;
 
@@ -10,8 +10,8 @@ type RetryPolicy = NonNullable<WorkflowNode['retry']>;
  */
 export function shouldRetry(policy: RetryPolicy | undefined, attemptsSoFar: number, error: unknown): boolean {
   if (!policy || attemptsSoFar >= policy.max_attempts) return false;
-  const code = error instanceof NodeFailure ? error.code : 'internal_error';
-  if (error instanceof NodeFailure && !error.retryable) return false;
+  const code = error instanceof Failure ? error.code : 'internal_error';
+  if (error instanceof Failure && !error.retryable) return false;
   return !policy.retry_on || policy.retry_on.includes(code);
 }
 

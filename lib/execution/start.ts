@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type FieldError, ValidationError } from '#platform/errors.js';
-import type { WorkflowDefinition } from '#workflows/schemas/workflow-definition.js';
+import type { WorkflowDefinition } from '#workflows/index.js';
 import { isExecutable, NODE_PRECHECKS } from './capabilities.js';
 import { finishRequest } from './finish.js';
 import { graphOf, initialStates } from './graph.js';

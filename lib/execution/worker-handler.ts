@@ -1,8 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { interactionsRepo } from '#interactions/interactions-repository.js';
-import { chatsRepo } from '#workflows/chats-repository.js';
-import { workflowsRepo } from '#workflows/workflows-repository.js';
+import { interactionsService } from '#interactions/index.js';
+import { chatLookup, workflowVersions } from '#workflows/index.js';
 import { type EngineDeps, processNodeTask } from './executor.js';
 import { enqueueNodeTasks, type NodeTask } from './node-queue.js';
 import type { WorkerRuntime } from './node-runner.js';
@@ -10,10 +9,10 @@ import { workflowRequestsRepo } from './workflow-requests-repository.js';
 
 export const engineDeps = (runtime: WorkerRuntime): EngineDeps => ({
   requests: workflowRequestsRepo(),
-  versions: workflowsRepo(),
-  chats: chatsRepo(),
+  versions: workflowVersions(),
+  chats: chatLookup(),
   enqueue: enqueueNodeTasks,
-  interactions: interactionsRepo(),
+  interactions: interactionsService(),
   runtime,
 });
 

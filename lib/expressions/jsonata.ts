@@ -1,5 +1,5 @@
 import type jsonata from 'jsonata';
-import { NodeFailure } from '#execution/node-failure.js';
+import { Failure } from '#platform/failure.js';
 
 export type Jsonata = typeof jsonata;
 
@@ -29,7 +29,7 @@ export async function evaluateJsonata(source: string, input: unknown): Promise<u
     return await (await expression(source)).evaluate(input);
   } catch (error) {
     // An expression that compiles but fails on this input fails the same way every time.
-    throw new NodeFailure('expression_error', `JSONata evaluation failed: ${(error as Error).message}`, false);
+    throw new Failure('expression_error', `JSONata evaluation failed: ${(error as Error).message}`, false, { cause: error });
   }
 }
 

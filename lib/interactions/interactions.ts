@@ -1,11 +1,13 @@
-import type { EnqueueNodeTasks } from '#execution/node-queue.js';
 import { ApiError, ConflictError, NotFoundError } from '#platform/errors.js';
 import { isUuid } from '#platform/uuid.js';
 import type { Interaction, InteractionsRepo } from './interactions-repository.js';
 
+/** Wakes the node an answered interaction was holding (execution's node queue, wired by the handler). */
+export type WakeNodes = (tasks: Array<{ request_id: string; node_id: string }>) => Promise<void>;
+
 export interface RespondDeps {
   interactions: InteractionsRepo;
-  enqueue: EnqueueNodeTasks;
+  enqueue: WakeNodes;
 }
 
 export type InteractionAnswer = { type: 'approval'; approved: boolean } | { type: 'answer'; text: string };

@@ -7,7 +7,7 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { dlqName, type QueueDefinition } from '#app/queues.js';
+import { dlqName, type QueueDefinition } from '#platform/queues.js';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
 
 /** Creates the table from TABLE_DEFINITION if it is missing, with its GSIs and TTL. */

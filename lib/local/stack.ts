@@ -1,7 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { QUEUES, type QueueDefinition, queueUrlVariable } from '#app/queues.js';
+import { QUEUES } from '#app/queues.js';
 import { ROUTES, type RouteDefinition } from '#app/routes.js';
+import { type QueueDefinition, queueUrlVariable } from '#platform/queues.js';
 import { type RunningService, startDynamoDbLocal, startSqsEmulator } from './emulators.js';
 import { type RunningGateway, startGateway } from './gateway.js';
 import { startPoller } from './poller.js';

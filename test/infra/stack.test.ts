@@ -5,8 +5,8 @@ import { App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { test } from 'vitest';
-import type { QueueDefinition } from '#app/queues.js';
 import { ROUTES, type RouteDefinition } from '#app/routes.js';
+import type { QueueDefinition } from '#platform/queues.js';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
 import { cloudFrontPathPattern, queueUrlEnvName, REPO_ROOT, WorkflowServiceStack } from '../../infra/stack.js';
 

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, test, vi } from 'vitest';
-import { AGENT_TASKS_QUEUE, NODE_TASKS_QUEUE, queueUrlVariable } from '#app/queues.js';
 import { enqueueNodeTasks } from '#execution/node-queue.js';
+import { AGENT_TASKS_QUEUE, NODE_TASKS_QUEUE } from '#execution/queues.js';
+import { queueUrlVariable } from '#platform/queues.js';
 
 // Every SQSClient, the one lib/platform/aws/clients.ts builds for the function included.
 const sqs = mockClient(SQSClient);

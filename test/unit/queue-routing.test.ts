@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { AGENT_TASKS_QUEUE, NODE_TASKS_QUEUE, QUEUES, queueFor } from '#app/queues.js';
+import { QUEUES } from '#app/queues.js';
 import { AGENT_RUNTIME } from '#execution/agent-runtime.js';
 import { NODE_RUNTIME } from '#execution/node-types.js';
+import { AGENT_TASKS_QUEUE, NODE_TASKS_QUEUE, queueFor } from '#execution/queues.js';
 
 describe('node task routing', () => {
   test('agent nodes go to the agent queue, everything else to node-tasks', () => {

@@ -1,10 +1,10 @@
-import { type MemoryRepo, memoryRepo } from '#memory/memory-repository.js';
+import { type AgentMemory, agentMemory } from '#memory/index.js';
 import { resolveModel } from '#models/registry.js';
 import type { Completion } from '#models/types.js';
 import { NodeFailure } from '../node-failure.js';
 import type { NodeRunContext } from '../node-runner.js';
 
-let memory: MemoryRepo | undefined;
+let memory: AgentMemory | undefined;
 
 /**
  * The user's turn for an agent: an entry node's `query` (or `message`), a
@@ -31,7 +31,7 @@ export async function agentNode({ node, input, signal, request, execution }: Nod
   const config = node.config as { model: string; system_prompt?: string };
   const resolved = resolveModel(config.model);
   if (!resolved) throw new NodeFailure('model_error', `Unknown model provider in ${config.model}.`, false);
-  memory ??= memoryRepo();
+  memory ??= agentMemory();
   const contextMemoryId = request.chat_id ?? request.id;
   const user = userMessageOf(input);
   const history = await memory.recent(request.account_id, contextMemoryId, node.id);

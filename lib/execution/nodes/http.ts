@@ -7,7 +7,7 @@ import zlib from 'node:zlib';
 import type * as z from 'zod';
 import { evaluateJsonata } from '#expressions/jsonata.js';
 import { renderString, renderValue } from '#expressions/template.js';
-import type { HttpConfig } from '#workflows/schemas/workflow-definition.js';
+import type { HttpConfig } from '#workflows/index.js';
 import { NodeFailure } from '../node-failure.js';
 import type { NodeRunContext } from '../node-runner.js';
 

@@ -1,0 +1,66 @@
+// The rule of the house (docs/architecture.md), checked in `npm test` by `npm run lint:deps`.
+const FEATURES = '(accounts|workflows|execution|interactions|memory)';
+const SHARED = '(expressions|models|net|events)';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A module cycle makes load order matter and features impossible to read alone.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'platform-stands-alone',
+      severity: 'error',
+      comment: 'lib/platform is what every feature stands on; it knows no feature, capability or composition.',
+      from: { path: '^lib/platform/' },
+      to: { path: '^lib/', pathNot: '^lib/platform/' },
+    },
+    {
+      name: 'shared-capabilities-know-no-feature',
+      severity: 'error',
+      comment: 'expressions, models, net and events serve every feature and import only the platform and each other.',
+      from: { path: `^lib/${SHARED}/` },
+      to: { path: '^lib/', pathNot: [`^lib/${SHARED}/`, '^lib/platform/'] },
+    },
+    {
+      name: 'features-meet-through-their-index',
+      severity: 'error',
+      comment: "A feature reaches another only through that feature's index.ts (its exported services and model types), never its repositories or internals.",
+      from: { path: `^lib/${FEATURES}/` },
+      to: { path: `^lib/${FEATURES}/`, pathNot: ['^lib/$1/', `^lib/${FEATURES}/index\\.ts$`] },
+    },
+    {
+      name: 'features-know-no-composition',
+      severity: 'error',
+      comment: 'lib/app composes the features (routes, queues, the OpenAPI document); features do not import it, nor the local tooling.',
+      from: { path: `^lib/(platform|${FEATURES.slice(1, -1)}|${SHARED.slice(1, -1)})/` },
+      to: { path: '^lib/(app|local|admin)/' },
+    },
+    {
+      name: 'lib-is-not-an-entry-point',
+      severity: 'error',
+      comment: 'Handlers, tests, the bench and the CDK app import lib, never the other way round.',
+      from: { path: '^lib/' },
+      to: { path: '^(functions|test|bench|infra)/' },
+    },
+    {
+      name: 'handlers-are-not-libraries',
+      severity: 'error',
+      comment: 'A handler is an entry point; shared code belongs in lib/.',
+      from: { path: '^(functions|lib|infra)/' },
+      to: { path: '^functions/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|cdk\\.out|coverage|\\.bench)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js'] },
+    combinedDependencies: true,
+  },
+};

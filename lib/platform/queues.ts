@@ -1,0 +1,31 @@
+/**
+ * What a queue is to the CDK stack and the local stack: each feature states
+ * its queues with this shape (e.g. lib/execution/queues.ts), and lib/app/
+ * queues.ts lists them all. The stack creates each queue, its dead-letter
+ * queue and the worker's event source mapping; the local stack creates the
+ * same queues in the SQS emulator and drives the same workers.
+ */
+export interface QueueDefinition {
+  /** Logical name; the physical name is `${QUEUE_PREFIX}${name}`. */
+  name: string;
+  /** Worker handler source (exports `handler(SQSEvent)`), relative to the repo root. */
+  worker: string;
+  /** Must exceed the worker's timeout so a running batch is not redelivered. */
+  visibilityTimeoutSeconds: number;
+  workerTimeoutSeconds: number;
+  /** Receives before a message moves to `${name}-dlq`. */
+  maxReceiveCount: number;
+  batchSize: number;
+  maxBatchingWindowSeconds: number;
+  /** What the worker may do to the table. */
+  table: 'read' | 'readwrite';
+  /** Worker for the DLQ, run once per dead message (e.g. to mark work failed). */
+  deadLetterWorker?: string;
+  /** The worker calls Amazon Bedrock (agent nodes): the stack grants bedrock:InvokeModel. */
+  invokesModels?: boolean;
+}
+
+/** The env variable holding a queue's URL (set by the CDK stack and the local stack). */
+export const queueUrlVariable = (name: string): string => `QUEUE_URL_${name.toUpperCase().replace(/-/g, '_')}`;
+
+export const dlqName = (queue: Pick<QueueDefinition, 'name'>): string => `${queue.name}-dlq`;
