@@ -1,0 +1,36 @@
+import type { InteractionsService } from '#interactions/index.js';
+import type { EventBuffer } from './emit.js';
+import type { Graph } from './graph.js';
+import type { EnqueueNodeTasks } from './node-queue.js';
+import type { WorkerRuntime } from './node-runner.js';
+import type { StartDeps } from './start.js';
+import type { NodeExecution, WorkflowRequest, WorkflowRequestsRepo } from './workflow-requests-repository.js';
+
+/** What the engine runs on, the same for every task a worker processes. Every member is required. */
+export interface EngineDeps extends StartDeps {
+  requests: WorkflowRequestsRepo;
+  enqueue: EnqueueNodeTasks;
+  interactions: InteractionsService;
+  /** The node types this worker runs and whether it evaluates JSONata (lib/execution/node-runner.ts). */
+  runtime: WorkerRuntime;
+}
+
+/** Fan-in marks gathered during one invocation, written once per child (propagate.ts, flushDeferredMarks). */
+export type DeferredMarks = Map<string, { request: WorkflowRequest; graph: Graph; childId: string; parents: Set<string>; activated: Set<string> }>;
+
+/**
+ * One task's processing: the engine's dependencies plus what lives only as
+ * long as the task. Made fresh by processNodeTask for every message, never
+ * shared between messages.
+ */
+export interface Invocation extends EngineDeps {
+  /** The task's events, appended in one flush (emit.ts). */
+  readonly events: EventBuffer;
+  /** Nodes settled in this invocation: inline children take parent outputs from here instead of re-reading them. */
+  readonly settled: Map<string, NodeExecution>;
+  readonly deferredMarks: DeferredMarks;
+  /** Milliseconds left before the invocation's deadline. */
+  readonly deadline: () => number;
+  /** Runs a child made ready by propagation in this same invocation (run-node.ts, supplied by the executor). */
+  readonly runInline: (request: WorkflowRequest, node: NodeExecution) => Promise<void>;
+}

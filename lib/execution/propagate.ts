@@ -1,0 +1,138 @@
+import { emitNode } from './emit.js';
+import { finishRequest } from './finish.js';
+import type { Graph } from './graph.js';
+import type { DeferredMarks, Invocation } from './invocation.js';
+import type { NodeTask } from './node-queue.js';
+import { INLINE_MARGIN_MS, isPure, runsHere } from './placement.js';
+import type { NodeExecution, WorkflowRequest } from './workflow-requests-repository.js';
+
+/**
+ * What follows a node reaching a terminal state; safe to run again for the
+ * same node. A failed node fails the request. Otherwise each child learns
+ * that this parent is done (and whether its edge was taken); a child whose
+ * parents are all done runs if any parent activated it (pure nodes inline,
+ * others through the queue), else is skipped, which propagates in turn.
+ * Children already settled are walked too: on a replay after a crash this
+ * re-dispatches whatever the crash left pending. When nothing was made
+ * ready, the request completes if no node is open any more.
+ */
+export async function afterSettled(deps: Invocation, request: WorkflowRequest, graph: Graph, node: NodeExecution): Promise<void> {
+  if (node.status === 'failed') {
+    await finishRequest(deps, request.id, 'failed', node.error ?? { code: 'node_failed', message: `Node ${node.node_id} failed.` });
+    return;
+  }
+  if (node.status === 'stopped') return;
+  const next: Dispatch = { queued: [], inline: [], walk: [node], visited: new Set([node.node_id]), openChild: false };
+  while (next.walk.length > 0) {
+    const parent = next.walk.shift()!;
+    const edges = graph.children.get(parent.node_id) ?? [];
+    if (!deps.runtime.edgeTaken && edges.some((e) => e.when !== undefined)) {
+      // No JSONata here: the node worker re-runs this node's (idempotent) propagation.
+      next.queued.push({ request_id: request.id, node_id: parent.node_id, node_type: parent.node_type });
+      continue;
+    }
+    for (const edge of edges) {
+      const activated = parent.status === 'completed' && (await (deps.runtime.edgeTaken ?? noPredicate)(edge.when, parent.input_data ?? {}));
+      if ((graph.parents.get(edge.to)?.length ?? 0) > 1) {
+        // Fan-in bookkeeping is gathered for the whole invocation and written
+        // once per child (see flushDeferredMarks); the child is open until then.
+        deferMark(deps.deferredMarks, request, graph, edge.to, parent.node_id, activated);
+        next.openChild = true;
+        continue;
+      }
+      // A child with one parent is ready when that parent settles: a read
+      // instead of the fan-in bookkeeping write.
+      const child =
+        (graph.parents.get(edge.to)?.length ?? 0) === 1
+          ? await onlyParentDone(deps, request.id, edge.to, parent.node_id, activated)
+          : await deps.requests.markParentsDone(request.id, edge.to, [parent.node_id], activated ? [parent.node_id] : []);
+      if (child) await dispatchChild(deps, request, graph, child, next);
+    }
+  }
+  await runDispatched(deps, request, next);
+}
+
+const noPredicate = async (when: string | undefined): Promise<boolean> => when === undefined;
+
+interface Dispatch {
+  queued: NodeTask[];
+  inline: NodeExecution[];
+  walk: NodeExecution[];
+  visited: Set<string>;
+  /** A child is still open (blocked on other parents): the request cannot be done yet. */
+  openChild: boolean;
+}
+
+/** What to do with a child whose parent just settled (or was replayed). */
+async function dispatchChild(deps: Invocation, request: WorkflowRequest, graph: Graph, child: NodeExecution, next: Dispatch): Promise<void> {
+  if (child.status === 'pending') {
+    next.queued.push({ request_id: request.id, node_id: child.node_id, node_type: child.node_type }); // A replay: the first enqueue may have been lost.
+  } else if (child.status === 'completed' || child.status === 'skipped') {
+    if (!next.visited.has(child.node_id)) next.walk.push(child);
+  } else if (child.status === 'blocked' && (child.done_parents?.size ?? 0) >= child.parent_count) {
+    if ((child.activated_by?.size ?? 0) === 0) {
+      const skippedAt = new Date().toISOString();
+      if (await deps.requests.settleNode(request.id, child.node_id, ['blocked'], { status: 'skipped', completed_at: skippedAt })) {
+        const skipped = { ...child, status: 'skipped' as const, completed_at: skippedAt };
+        await emitNode(deps, skipped);
+        next.walk.push(skipped);
+      }
+    } else if (isPure(graph.nodes.get(child.node_id)) && runsHere(deps, child.node_type) && deps.deadline() > INLINE_MARGIN_MS) {
+      next.inline.push(child);
+    } else {
+      if (await deps.requests.transitionNode(request.id, child.node_id, ['blocked'], { status: 'pending' }))
+        await emitNode(deps, { ...child, status: 'pending' });
+      next.queued.push({ request_id: request.id, node_id: child.node_id, node_type: child.node_type });
+    }
+  } else if (child.status === 'blocked') {
+    next.openChild = true;
+  }
+  next.visited.add(child.node_id);
+}
+
+async function runDispatched(deps: Invocation, request: WorkflowRequest, next: Dispatch): Promise<void> {
+  if (next.queued.length > 0) await deps.enqueue(next.queued);
+  for (const child of next.inline) await deps.runInline(request, child);
+  if (next.queued.length === 0 && next.inline.length === 0 && !next.openChild) {
+    const outcome = await deps.requests.outcome(request.id);
+    if (outcome.state !== 'open') await finishRequest(deps, request.id, outcome.state, outcome.state === 'failed' ? outcome.error : null);
+  }
+}
+
+function deferMark(marks: DeferredMarks, request: WorkflowRequest, graph: Graph, childId: string, parentId: string, activated: boolean): void {
+  const key = `${request.id}/${childId}`;
+  const entry = marks.get(key) ?? { request, graph, childId, parents: new Set<string>(), activated: new Set<string>() };
+  entry.parents.add(parentId);
+  if (activated) entry.activated.add(parentId);
+  marks.set(key, entry);
+}
+
+/**
+ * Writes the fan-in bookkeeping gathered during the invocation: one update
+ * per child however many of its parents settled here, then dispatches the
+ * children that became ready (which may gather more). Runs before the
+ * invocation acknowledges its message, so a crash before it is replayed.
+ */
+export async function flushDeferredMarks(deps: Invocation): Promise<void> {
+  const marks = deps.deferredMarks;
+  while (marks.size > 0) {
+    const batch = [...marks.values()];
+    marks.clear();
+    for (const entry of batch) {
+      const child = await deps.requests.markParentsDone(entry.request.id, entry.childId, [...entry.parents], [...entry.activated]);
+      const next: Dispatch = { queued: [], inline: [], walk: [], visited: new Set(), openChild: false };
+      await dispatchChild(deps, entry.request, entry.graph, child, next);
+      // A replayed child that had already settled continues the walk from there.
+      for (const settled of next.walk) await afterSettled(deps, entry.request, entry.graph, settled);
+      next.walk = [];
+      await runDispatched(deps, entry.request, next);
+    }
+  }
+}
+
+/** The child of a single parent as the fan-in logic would see it: all parents done, activated or not. */
+async function onlyParentDone(deps: Invocation, requestId: string, childId: string, parentId: string, activated: boolean): Promise<NodeExecution | undefined> {
+  const child = await deps.requests.getNode(requestId, childId);
+  if (!child) return undefined;
+  return { ...child, done_parents: new Set([parentId]), parent_count: 1, activated_by: activated ? new Set([parentId]) : new Set<string>() };
+}

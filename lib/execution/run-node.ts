@@ -1,0 +1,256 @@
+import { Failure } from '#platform/failure.js';
+import type { WorkflowNode } from '#workflows/index.js';
+import { openApproval, resumeApproval } from './approval.js';
+import { resumeChild, startChild } from './child-workflow.js';
+import { emitNode, emitRequest } from './emit.js';
+import { settleAs } from './finish.js';
+import { type Graph, graphOf } from './graph.js';
+import type { EngineDeps, Invocation } from './invocation.js';
+import { NodeFailure } from './node-failure.js';
+import type { NodeTask } from './node-queue.js';
+import type { WorkerRuntime } from './node-runner.js';
+import { isPure, runsHere } from './placement.js';
+import { afterSettled } from './propagate.js';
+import { retryDelayMs, shouldRetry } from './retry.js';
+import { RetryLater } from './retry-later.js';
+import { type FailureInfo, isTerminalNode, isTerminalRequest, type NodeExecution, type WorkflowRequest } from './workflow-requests-repository.js';
+
+/**
+ * Running one node: claim it (or, for a pure node, compute and settle it in
+ * one conditional write), run it under its timeout, settle it, and hand the
+ * settled node to propagation (propagate.ts). Every state change is a
+ * conditional write, so a duplicate or redelivered message either finds the
+ * work done or loses the race and changes nothing.
+ */
+
+/** A node execution is one DynamoDB item (400 KB at most); its output must leave room for the rest. */
+export const MAX_OUTPUT_BYTES = 300_000;
+const outputTooLarge = (output: unknown): boolean => Buffer.byteLength(JSON.stringify(output ?? null)) > MAX_OUTPUT_BYTES;
+
+// Versions are immutable: one read per container and version is enough.
+const versionCache = new Map<string, Graph>();
+
+async function loadGraph(deps: EngineDeps, request: WorkflowRequest): Promise<Graph> {
+  const cacheKey = `${request.account_id}/${request.workflow_version_id}`;
+  const cached = versionCache.get(cacheKey);
+  if (cached) return cached;
+  const version = await deps.versions.getVersion(request.account_id, request.workflow_version_id);
+  if (!version) throw new Error(`version ${request.workflow_version_id} of request ${request.id} is gone`);
+  const graph = graphOf(version.id, version.definition);
+  versionCache.set(cacheKey, graph);
+  return graph;
+}
+
+async function markRequestStarted(deps: Invocation, request: WorkflowRequest, at: string): Promise<void> {
+  if (request.status !== 'pending') return;
+  const started = await deps.requests.transitionRequest(request.id, ['pending'], { status: 'in_progress', started_at: at });
+  if (started) {
+    request.status = 'in_progress';
+    await emitRequest(deps, started);
+  }
+}
+
+async function nodeInput(deps: Invocation, request: WorkflowRequest, graph: Graph, nodeId: string): Promise<Record<string, unknown>> {
+  const parents = graph.parents.get(nodeId) ?? [];
+  if (parents.length === 0) {
+    return request.query !== null && !('query' in request.payload) ? { ...request.payload, query: request.query } : request.payload;
+  }
+  const input: Record<string, unknown> = {};
+  for (const parentId of parents) {
+    const parent = deps.settled.get(parentId) ?? (await deps.requests.getNode(request.id, parentId));
+    if (parent?.status === 'completed') input[parentId] = parent.output_data ?? null;
+  }
+  return input;
+}
+
+/**
+ * `known` is given for inline children: the request and the child as the
+ * parent's invocation just read them, so nothing is read again.
+ */
+export async function runNode(task: NodeTask, deps: Invocation, known?: { request: WorkflowRequest; node: NodeExecution }): Promise<void> {
+  const inline = known !== undefined;
+  const request = known?.request ?? (await deps.requests.get(task.request_id));
+  const node = known?.node ?? (request && (await deps.requests.getNode(task.request_id, task.node_id)));
+  if (!request || !node) return;
+  const graph = await loadGraph(deps, request);
+
+  if (isTerminalRequest(request.status)) {
+    await settleAs(deps, node, 'stopped', null);
+    return;
+  }
+  if (isTerminalNode(node.status)) {
+    await afterSettled(deps, request, graph, node);
+    return;
+  }
+  if (node.status === 'waiting') {
+    const resumed = await resumeApproval(deps, request, node);
+    if (resumed) await afterSettled(deps, request, graph, resumed);
+    return;
+  }
+  // A blocked node is only run inline, by the parent that made it ready.
+  if (node.status === 'blocked' && !inline) return;
+  if (node.status === 'in_progress' && node.child_request_id) {
+    const settled = await resumeChild(deps, request, node);
+    if (settled) await afterSettled(deps, request, graph, settled);
+    return;
+  }
+  // A task on the wrong queue (another worker runs this type) is passed on.
+  if (!runsHere(deps, node.node_type)) {
+    await deps.enqueue([{ request_id: request.id, node_id: node.node_id, node_type: node.node_type }]);
+    return;
+  }
+  const pureDefinition = graph.nodes.get(node.node_id);
+  if (isPure(pureDefinition) && node.status !== 'in_progress') {
+    await runPure(deps, request, graph, pureDefinition, node);
+    return;
+  }
+
+  const now = Date.now();
+  if (node.status === 'in_progress' && (node.lease_expires_at ?? 0) > now) throw new RetryLater(`node ${node.node_id} is running elsewhere`);
+
+  const definition = graph.nodes.get(node.node_id);
+  if (!definition) throw new Error(`node ${node.node_id} is not in version ${request.workflow_version_id}`);
+  const input = await nodeInput(deps, request, graph, node.node_id);
+  // Leave the invocation a margin to record the outcome, but never eat the whole budget.
+  const budget = deps.deadline();
+  const timeoutMs = Math.max(1, Math.min(definition.timeout_ms ?? 300_000, budget - Math.min(5_000, budget / 5)));
+  const claimed = await deps.requests.transitionNode(
+    request.id,
+    node.node_id,
+    ['pending', 'in_progress'],
+    { status: 'in_progress', started_at: new Date(now).toISOString(), input_data: input, lease_expires_at: now + timeoutMs + 10_000, error: null },
+    { incrementAttempt: true, leaseExpiredBefore: now },
+  );
+  if (!claimed) throw new RetryLater(`node ${node.node_id} was claimed by another delivery`);
+  await emitNode(deps, claimed);
+  await markRequestStarted(deps, request, new Date(now).toISOString());
+
+  if (definition.type === 'approval') {
+    await openApproval(deps, request, definition, claimed);
+    return;
+  }
+  if (definition.type === 'workflow') {
+    const { failure } = await startChild(deps, request, definition, claimed, input);
+    if (failure) await handleFailure(deps, request, graph, definition, claimed, new NodeFailure(failure.code, failure.message, false));
+    return;
+  }
+  // The claim's event goes out before a node that may run for a while.
+  await deps.events.flush(deps.requests);
+  let output: unknown;
+  try {
+    output = await runWithTimeout(deps.runtime, definition, input, timeoutMs, request, claimed);
+  } catch (error) {
+    await handleFailure(deps, request, graph, definition, claimed, error);
+    return;
+  }
+  if (outputTooLarge(output)) {
+    await handleFailure(
+      deps,
+      request,
+      graph,
+      definition,
+      claimed,
+      new NodeFailure('output_too_large', `The node output exceeds ${MAX_OUTPUT_BYTES} bytes of JSON.`, false),
+    );
+    return;
+  }
+  const completedAt = new Date().toISOString();
+  const settled = await deps.requests.settleNode(
+    request.id,
+    node.node_id,
+    ['in_progress'],
+    { status: 'completed', output_data: output, completed_at: completedAt },
+    claimed.attempt_count,
+  );
+  if (!settled) return; // Stopped meanwhile, or the lease was taken over: that delivery owns the node.
+  const done = { ...claimed, status: 'completed' as const, output_data: output, completed_at: completedAt };
+  deps.settled.set(done.node_id, done);
+  await emitNode(deps, done);
+  await afterSettled(deps, request, graph, done);
+}
+
+/**
+ * A pure node (PURE_TYPES, no retry policy): computed, then settled straight
+ * from pending (or blocked, when run inline) to completed or failed in one
+ * conditional write. Its stream shows that one change.
+ */
+async function runPure(deps: Invocation, request: WorkflowRequest, graph: Graph, definition: WorkflowNode, node: NodeExecution) {
+  const startedAt = new Date().toISOString();
+  await markRequestStarted(deps, request, startedAt);
+  const input = await nodeInput(deps, request, graph, node.node_id);
+  const budget = deps.deadline();
+  const timeoutMs = Math.max(1, Math.min(definition.timeout_ms ?? 300_000, budget - Math.min(5_000, budget / 5)));
+  const attempt = node.attempt_count + 1;
+  let set: Partial<NodeExecution> & { status: 'completed' | 'failed' };
+  try {
+    const output = await runWithTimeout(deps.runtime, definition, input, timeoutMs, request, { ...node, input_data: input, attempt_count: attempt });
+    if (outputTooLarge(output)) throw new NodeFailure('output_too_large', `The node output exceeds ${MAX_OUTPUT_BYTES} bytes of JSON.`, false);
+    set = {
+      status: 'completed',
+      input_data: input,
+      output_data: output,
+      attempt_count: attempt,
+      started_at: startedAt,
+      completed_at: new Date().toISOString(),
+    };
+  } catch (error) {
+    const failure =
+      error instanceof Failure ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The node failed unexpectedly.' };
+    set = { status: 'failed', input_data: input, error: failure, attempt_count: attempt, started_at: startedAt, failed_at: new Date().toISOString() };
+  }
+  if (!(await deps.requests.settleNode(request.id, node.node_id, ['pending', 'blocked'], set, node.attempt_count))) return;
+  const settled = { ...node, ...set };
+  deps.settled.set(node.node_id, settled);
+  await emitNode(deps, settled);
+  await afterSettled(deps, request, graph, settled);
+}
+
+async function runWithTimeout(
+  runtime: WorkerRuntime,
+  definition: WorkflowNode,
+  input: Record<string, unknown>,
+  timeoutMs: number,
+  request: WorkflowRequest,
+  execution: NodeExecution,
+): Promise<unknown> {
+  const runner = runtime.runners[definition.type];
+  if (!runner) throw new NodeFailure('node_type_not_supported', `Node type ${definition.type} cannot be executed yet.`, false);
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      reject(new NodeFailure('timeout', `The node did not finish within ${timeoutMs} ms.`));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([runner({ node: definition, input, signal: abort.signal, request, execution }), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function handleFailure(deps: Invocation, request: WorkflowRequest, graph: Graph, definition: WorkflowNode, node: NodeExecution, error: unknown) {
+  const failure: FailureInfo =
+    error instanceof Failure ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The node failed unexpectedly.' };
+  if (shouldRetry(definition.retry, node.attempt_count, error)) {
+    const requeued = await deps.requests.transitionNode(request.id, node.node_id, ['in_progress'], { status: 'pending', error: failure, lease_expires_at: 0 });
+    if (requeued) {
+      await emitNode(deps, requeued);
+      await deps.enqueue(
+        [{ request_id: request.id, node_id: node.node_id, node_type: node.node_type }],
+        retryDelayMs(definition.retry!, node.attempt_count) / 1000,
+      );
+    }
+    return;
+  }
+  const failedAt = new Date().toISOString();
+  if (
+    !(await deps.requests.settleNode(request.id, node.node_id, ['in_progress'], { status: 'failed', error: failure, failed_at: failedAt }, node.attempt_count))
+  )
+    return;
+  const failed = { ...node, status: 'failed' as const, error: failure, failed_at: failedAt };
+  await emitNode(deps, failed);
+  // A failed node fails the request: nothing runs inline after it.
+  await afterSettled(deps, request, graph, failed);
+}

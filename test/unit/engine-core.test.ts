@@ -1,0 +1,249 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'vitest';
+import { interactionIdFor } from '#execution/approval.js';
+import { processNodeTask } from '#execution/executor.js';
+import { failDeadLetteredTask, finishRequest } from '#execution/finish.js';
+import { startRequest } from '#execution/start.js';
+import { ValidationError } from '#platform/errors.js';
+import { Failure } from '#platform/failure.js';
+import { definitionOf, fakeEngine } from '../helpers/fake-engine.js';
+
+const LONG = () => 60_000;
+const statuses = (engine: ReturnType<typeof fakeEngine>, requestId: string) =>
+  Object.fromEntries([...engine.store.nodes.values()].filter((n) => n.workflow_request_id === requestId).map((n) => [n.node_id, n.status]));
+const run = (engine: ReturnType<typeof fakeEngine>, input: Record<string, unknown> = {}) =>
+  startRequest(engine.deps, 'acct', { workflow_version_id: engine.version.id, entry_node_ids: engine.version.entry_node_ids, payload: input });
+
+describe('start', () => {
+  test('creates the request and every node (entries pending, the rest blocked with their parent count), then queues the entries', async () => {
+    // Prepare
+    const engine = fakeEngine(
+      definitionOf(
+        [
+          ['a', 'transform'],
+          ['b', 'transform'],
+          ['c', 'transform'],
+        ],
+        [
+          ['a', 'c'],
+          ['b', 'c'],
+        ],
+      ),
+    );
+    // Act
+    const request = await run(engine);
+    // Assert
+    assert.equal(engine.store.requests.get(request.id)?.status, 'pending');
+    assert.deepEqual(statuses(engine, request.id), { a: 'pending', b: 'pending', c: 'blocked' });
+    assert.equal(engine.store.node(request.id, 'c')?.parent_count, 2);
+    assert.deepEqual(engine.queued.flatMap((q) => q.tasks.map((t) => t.node_id)).sort(), ['a', 'b']);
+  });
+
+  test('an unknown version, a non-entry node or an unknown chat is refused before anything is written', async () => {
+    const engine = fakeEngine(
+      definitionOf(
+        [
+          ['a', 'transform'],
+          ['b', 'transform'],
+        ],
+        [['a', 'b']],
+      ),
+    );
+    await assert.rejects(startRequest(engine.deps, 'acct', { workflow_version_id: 'nope', entry_node_ids: ['a'] }), ValidationError);
+    await assert.rejects(
+      startRequest(engine.deps, 'acct', { workflow_version_id: engine.version.id, entry_node_ids: ['b'], chat_id: 'chat-9' }),
+      (error: ValidationError) => error.options.errors?.map((e) => e.name).join() === '/entry_node_ids/0,/chat_id',
+    );
+    assert.equal(engine.store.calls.create, undefined);
+    assert.equal(engine.queued.length, 0);
+  });
+});
+
+describe('run and propagate', () => {
+  test('a pure chain runs inline in one invocation: each node settled once, the request completed, events appended in one flush', async () => {
+    const engine = fakeEngine(
+      definitionOf(
+        [
+          ['a', 'transform'],
+          ['b', 'transform'],
+          ['c', 'transform'],
+        ],
+        [
+          ['a', 'b'],
+          ['b', 'c'],
+        ],
+      ),
+    );
+    const request = await run(engine, { n: 1 });
+    engine.queued.length = 0;
+
+    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG);
+
+    assert.deepEqual(statuses(engine, request.id), { a: 'completed', b: 'completed', c: 'completed' });
+    assert.deepEqual(engine.store.node(request.id, 'c')?.output_data, { n: 4 });
+    assert.equal(engine.store.requests.get(request.id)?.status, 'completed');
+    assert.equal(engine.store.calls.settleNode, 3);
+    assert.equal(engine.store.calls.appendEvents, 1, 'one flush per invocation');
+    assert.equal(engine.queued.length, 0, 'nothing went through the queue');
+  });
+
+  test('a redelivered task changes nothing: no settle succeeds twice, no event is added', async () => {
+    const engine = fakeEngine(
+      definitionOf(
+        [
+          ['a', 'transform'],
+          ['b', 'transform'],
+        ],
+        [['a', 'b']],
+      ),
+    );
+    const request = await run(engine);
+    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG);
+    const events = engine.store.events.length;
+
+    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG);
+
+    assert.equal(engine.store.events.length, events);
+    assert.equal(engine.store.requests.get(request.id)?.status, 'completed');
+  });
+
+  test('near the deadline a ready child is queued instead of run inline', async () => {
+    const engine = fakeEngine(
+      definitionOf(
+        [
+          ['a', 'transform'],
+          ['b', 'transform'],
+        ],
+        [['a', 'b']],
+      ),
+    );
+    const request = await run(engine);
+    engine.queued.length = 0;
+
+    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, () => 5_000);
+
+    assert.deepEqual(statuses(engine, request.id), { a: 'completed', b: 'pending' });
+    assert.deepEqual(
+      engine.queued.flatMap((q) => q.tasks.map((t) => t.node_id)),
+      ['b'],
+    );
+  });
+
+  test('fan-in: the child waits for every parent, its marks are written once per invocation', async () => {
+    const engine = fakeEngine(
+      definitionOf(
+        [
+          ['a', 'transform'],
+          ['b', 'transform'],
+          ['c', 'transform'],
+        ],
+        [
+          ['a', 'c'],
+          ['b', 'c'],
+        ],
+      ),
+    );
+    const request = await run(engine);
+
+    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG);
+    assert.equal(engine.store.node(request.id, 'c')?.status, 'blocked');
+    assert.equal(engine.store.requests.get(request.id)?.status, 'in_progress');
+
+    await processNodeTask({ request_id: request.id, node_id: 'b' }, engine.deps, LONG);
+    assert.equal(engine.store.node(request.id, 'c')?.status, 'completed');
+    assert.equal(engine.store.calls.markParentsDone, 2);
+    assert.equal(engine.store.requests.get(request.id)?.status, 'completed');
+  });
+
+  test('an edge not taken skips its child, which propagates; the request completes', async () => {
+    const engine = fakeEngine(
+      definitionOf(
+        [
+          ['a', 'condition'],
+          ['yes', 'transform'],
+          ['no', 'transform'],
+          ['after', 'transform'],
+        ],
+        [
+          ['a', 'yes', 'true'],
+          ['a', 'no', 'false'],
+          ['no', 'after'],
+        ],
+      ),
+    );
+    const request = await run(engine);
+
+    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG);
+
+    assert.deepEqual(statuses(engine, request.id), { a: 'completed', yes: 'completed', no: 'skipped', after: 'skipped' });
+    assert.equal(engine.store.requests.get(request.id)?.status, 'completed');
+  });
+
+  test('a node with a retry policy is claimed; a retryable failure puts it back with a delay, a final one fails the request', async () => {
+    let calls = 0;
+    const engine = fakeEngine(definitionOf([['a', 'transform', { retry: { max_attempts: 2, backoff_ms: 1000 } }]]), {
+      transform: async () => {
+        calls++;
+        throw new Failure('http_5xx', 'upstream failed');
+      },
+    });
+    const request = await run(engine);
+    engine.queued.length = 0;
+
+    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG);
+    assert.equal(engine.store.node(request.id, 'a')?.status, 'pending');
+    assert.equal(engine.store.node(request.id, 'a')?.attempt_count, 1);
+    assert.ok((engine.queued[0]?.delaySeconds ?? 0) > 0, 'requeued with a delay');
+
+    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG);
+    assert.equal(calls, 2);
+    assert.equal(engine.store.node(request.id, 'a')?.status, 'failed');
+    assert.deepEqual(engine.store.requests.get(request.id)?.error, { code: 'http_5xx', message: 'upstream failed' });
+    assert.equal(engine.store.requests.get(request.id)?.status, 'failed');
+  });
+
+  test('a node running under another delivery’s lease is left alone: the message comes back later', async () => {
+    const engine = fakeEngine(definitionOf([['a', 'transform', { retry: { max_attempts: 2 } }]]));
+    const request = await run(engine);
+    Object.assign(engine.store.node(request.id, 'a')!, { status: 'in_progress', lease_expires_at: Date.now() + 60_000, attempt_count: 1 });
+
+    await assert.rejects(processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG), { name: 'RetryLater' });
+    assert.equal(engine.store.node(request.id, 'a')?.attempt_count, 1);
+  });
+});
+
+describe('finish', () => {
+  test('stopping settles every open node as stopped before the request turns terminal; a waiting node’s interaction is cancelled', async () => {
+    const engine = fakeEngine(
+      definitionOf(
+        [
+          ['a', 'approval'],
+          ['b', 'transform'],
+        ],
+        [['a', 'b']],
+      ),
+    );
+    const request = await run(engine);
+    const a = engine.store.node(request.id, 'a')!;
+    a.status = 'waiting';
+
+    const finished = await finishRequest(engine.deps, request.id, 'stopped', null);
+
+    assert.equal(finished?.status, 'stopped');
+    assert.deepEqual(statuses(engine, request.id), { a: 'stopped', b: 'stopped' });
+    assert.deepEqual(engine.resolved, [{ id: interactionIdFor(a.id), status: 'cancelled' }]);
+    const last = engine.store.events.at(-1)?.data;
+    assert.equal(last?.workflow_request?.status, 'stopped', 'the terminal request event goes last');
+    assert.equal(await finishRequest(engine.deps, request.id, 'completed', null), undefined, 'a terminal request stays as it is');
+  });
+
+  test('a dead-lettered task fails its node and its request with delivery_exhausted', async () => {
+    const engine = fakeEngine(definitionOf([['a', 'transform']]));
+    const request = await run(engine);
+
+    await failDeadLetteredTask({ request_id: request.id, node_id: 'a' }, engine.deps);
+
+    assert.equal(engine.store.node(request.id, 'a')?.error?.code, 'delivery_exhausted');
+    assert.equal(engine.store.requests.get(request.id)?.status, 'failed');
+  });
+});
