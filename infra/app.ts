@@ -10,8 +10,10 @@ import { WorkflowServiceStack } from './stack.js';
  *   queuePrefix – physical queue name prefix, default `<stackName>-`
  *   dynamodbEndpoint / sqsEndpoint – ONLY for running cdk.out under SAM
  *                locally (declares DYNAMODB_ENDPOINT / SQS_ENDPOINT); never for AWS
- *   httpNodeAllowedHosts, httpNodeAllowInsecure, openaiBaseUrl, openaiApiKey –
- *                worker settings (see WorkflowServiceStackProps.workerEnvironment)
+ *   outboundAllowedHosts, outboundAllowInsecure, openaiBaseUrl, openaiApiKey –
+ *                worker settings (see WorkflowServiceStackProps.workerEnvironment);
+ *                httpNodeAllowedHosts, httpNodeAllowInsecure are the outbound
+ *                settings' earlier keys, used when the new ones are not given
  */
 const app = new App();
 const context = (key: string): string | undefined => {
@@ -27,6 +29,9 @@ new WorkflowServiceStack(app, context('stackName') ?? 'WorkflowService', {
   workerEnvironment: Object.fromEntries(
     (
       [
+        ['outboundAllowedHosts', 'OUTBOUND_ALLOWED_HOSTS'],
+        ['outboundAllowInsecure', 'OUTBOUND_ALLOW_INSECURE'],
+        // Earlier keys: the stack sets them under the names above unless those are given (workerEnvironmentOf).
         ['httpNodeAllowedHosts', 'HTTP_NODE_ALLOWED_HOSTS'],
         ['httpNodeAllowInsecure', 'HTTP_NODE_ALLOW_INSECURE'],
         ['openaiBaseUrl', 'OPENAI_BASE_URL'],

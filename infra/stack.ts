@@ -16,6 +16,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { QUEUES } from '#app/queues.js';
 import { ROUTES, type RouteDefinition, type TableAccess } from '#app/routes.js';
+import { OUTBOUND_VARIABLES } from '#net/outbound-settings.js';
 import { dlqName, type QueueDefinition, queueUrlVariable } from '#platform/queues.js';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
 import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from './bundling.js';
@@ -47,11 +48,13 @@ export interface WorkflowServiceStackProps extends StackProps {
    */
   readonly localEndpoints?: { readonly dynamodb?: string; readonly sqs?: string };
   /**
-   * Operator settings of the workers that run nodes: `HTTP_NODE_ALLOWED_HOSTS`
-   * (hostnames or CIDRs http nodes may reach although private),
-   * `HTTP_NODE_ALLOW_INSECURE` ('true' allows http:), `OPENAI_BASE_URL` and
+   * Operator settings of the workers that run nodes: `OUTBOUND_ALLOWED_HOSTS`
+   * (hostnames, IPs or CIDRs outbound calls may reach although non-public),
+   * `OUTBOUND_ALLOW_INSECURE` ('true' allows http:), `OPENAI_BASE_URL` and
    * `OPENAI_API_KEY` (an OpenAI-compatible provider; without a key only
-   * Bedrock and local/echo are configured).
+   * Bedrock and local/echo are configured). The outbound settings' earlier
+   * names (`HTTP_NODE_ALLOWED_HOSTS`, `HTTP_NODE_ALLOW_INSECURE`) are accepted
+   * and set under the new ones (see workerEnvironmentOf).
    */
   readonly workerEnvironment?: Readonly<Record<string, string>>;
 }
@@ -61,6 +64,23 @@ const DEFAULT_TIMEOUT_SECONDS = 29;
 /** Function URLs allow up to 15 minutes; streams end before that. */
 const DEFAULT_STREAM_TIMEOUT_SECONDS = 900;
 const ACCESS_RANK: Record<TableAccess, number> = { none: 0, read: 1, readwrite: 2 };
+
+/**
+ * The environment the workers get from `workerEnvironment`: the outbound
+ * settings (lib/net/outbound-settings.ts) under their own names, a value
+ * given under an earlier name (alias) moved to its own name unless that is
+ * given too, which wins.
+ */
+export function workerEnvironmentOf(environment: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const out: Record<string, string> = { ...environment };
+  for (const [name, aliases] of Object.entries(OUTBOUND_VARIABLES)) {
+    for (const alias of aliases) {
+      if (!out[name] && out[alias]) out[name] = out[alias];
+      delete out[alias];
+    }
+  }
+  return out;
+}
 
 /** `QUEUE_URL_<NAME>`: the same name the local stack sets (lib/app/queues.ts). */
 export const queueUrlEnvName = queueUrlVariable;
@@ -296,7 +316,7 @@ export class WorkflowServiceStack extends Stack {
       });
       const worker = this.createFunction(`${definition.name}Worker`, workerSpec(definition.worker, 'Worker'));
       worker.addEnvironment('BASE_URL', publicUrl);
-      for (const [name, value] of Object.entries(props.workerEnvironment ?? {})) worker.addEnvironment(name, value);
+      for (const [name, value] of Object.entries(workerEnvironmentOf(props.workerEnvironment))) worker.addEnvironment(name, value);
       if (definition.invokesModels) {
         worker.addToRolePolicy(
           new iam.PolicyStatement({

@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { describeOutboundSettings } from '#net/outbound-settings.js';
 import { ensureDemoAccount } from './demo.js';
 import { LocalStackError } from './emulators.js';
 import { startLocalStack } from './stack.js';
@@ -62,6 +63,8 @@ async function main(): Promise<void> {
   );
   console.log(`  SQS:      ${stack.sqsEndpoint}`);
   console.log(`  OpenAPI:  ${stack.url}/openapi.json`);
+  // The handlers run in this process and read OUTBOUND_ALLOWED_HOSTS / OUTBOUND_ALLOW_INSECURE (or their earlier names) on every call.
+  console.log(`  Outbound: ${describeOutboundSettings()}`);
 
   const demo = await ensureDemoAccount();
   if (demo) {

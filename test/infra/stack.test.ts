@@ -8,7 +8,7 @@ import { test } from 'vitest';
 import { ROUTES, type RouteDefinition } from '#app/routes.js';
 import type { QueueDefinition } from '#platform/queues.js';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
-import { cloudFrontPathPattern, queueUrlEnvName, REPO_ROOT, WorkflowServiceStack } from '../../infra/stack.js';
+import { cloudFrontPathPattern, queueUrlEnvName, REPO_ROOT, WorkflowServiceStack, workerEnvironmentOf } from '../../infra/stack.js';
 
 // One synthesis for the whole file (every function is bundled with esbuild).
 // The real route table (with its listen stream), plus a second streaming
@@ -41,7 +41,8 @@ const app = new App({ context: cdkJson.context });
 const stack = new WorkflowServiceStack(app, 'WorkflowServiceTest', {
   routes,
   queues: [TEST_QUEUE],
-  workerEnvironment: { HTTP_NODE_ALLOWED_HOSTS: '10.0.0.0/8', OPENAI_API_KEY: 'test-key' },
+  // The outbound settings under an earlier name (HTTP_NODE_ALLOWED_HOSTS) and their own (OUTBOUND_ALLOW_INSECURE).
+  workerEnvironment: { HTTP_NODE_ALLOWED_HOSTS: '10.0.0.0/8', OUTBOUND_ALLOW_INSECURE: 'true', OPENAI_API_KEY: 'test-key' },
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
 
@@ -289,13 +290,39 @@ test('queue, DLQ, redrive, worker and dead-letter worker event sources', () => {
   tpl().hasResourceProperties('AWS::Lambda::Function', {
     Description: `Worker for queue ${TEST_QUEUE.name}`,
     Timeout: TEST_QUEUE.workerTimeoutSeconds,
-    Environment: { Variables: Match.objectLike({ [queueUrlEnvName(TEST_QUEUE.name)]: { Ref: queueId }, HTTP_NODE_ALLOWED_HOSTS: '10.0.0.0/8' }) },
+    Environment: {
+      Variables: Match.objectLike({
+        [queueUrlEnvName(TEST_QUEUE.name)]: { Ref: queueId },
+        OUTBOUND_ALLOWED_HOSTS: '10.0.0.0/8',
+        OUTBOUND_ALLOW_INSECURE: 'true',
+      }),
+    },
   });
+  const workerVariables = resources()[logicalId(queue.worker.node.defaultChild as CfnElement)]!.Properties?.Environment?.Variables as Record<string, unknown>;
+  assert.equal(workerVariables.HTTP_NODE_ALLOWED_HOSTS, undefined, 'the stack sets the outbound settings under their own names');
   const workerActions = actionsOf(queue.worker);
   for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage', 'dynamodb:PutItem', 'bedrock:InvokeModel']) {
     assert.ok(workerActions.includes(action), `worker may ${action}`);
   }
   assert.ok(!actionsOf(queue.deadLetterWorker!).includes('bedrock:InvokeModel'), 'only the worker invokes models');
+});
+
+test('worker environment: outbound settings under their own names, earlier names (aliases) accepted, the own name preferred', () => {
+  assert.deepEqual(workerEnvironmentOf(undefined), {});
+  assert.deepEqual(workerEnvironmentOf({ HTTP_NODE_ALLOWED_HOSTS: '10.0.0.0/8', HTTP_NODE_ALLOW_INSECURE: 'true', OPENAI_BASE_URL: 'https://llm' }), {
+    OUTBOUND_ALLOWED_HOSTS: '10.0.0.0/8',
+    OUTBOUND_ALLOW_INSECURE: 'true',
+    OPENAI_BASE_URL: 'https://llm',
+  });
+  assert.deepEqual(
+    workerEnvironmentOf({
+      OUTBOUND_ALLOWED_HOSTS: 'new.internal',
+      HTTP_NODE_ALLOWED_HOSTS: 'old.internal',
+      OUTBOUND_ALLOW_INSECURE: 'false',
+      HTTP_NODE_ALLOW_INSECURE: 'true',
+    }),
+    { OUTBOUND_ALLOWED_HOSTS: 'new.internal', OUTBOUND_ALLOW_INSECURE: 'false' },
+  );
 });
 
 test('response-streaming function URL, served through CloudFront with the API', () => {

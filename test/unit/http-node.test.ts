@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
-import { blockedReason, httpNode, httpNodeSettings } from '#execution/nodes/http.js';
+import { httpNode, httpNodeSettings } from '#execution/nodes/http.js';
 import { renderString, renderValue, wholeTemplate } from '#expressions/template.js';
 import { Failure } from '#platform/failure.js';
 import { checkDefinition } from '#workflows/definition-validation.js';
@@ -99,7 +99,14 @@ afterAll(async () => {
 
 // ---------------------------------------------------------------- helpers
 
-const ENV = ['HTTP_NODE_ALLOWED_HOSTS', 'HTTP_NODE_ALLOW_INSECURE', 'HTTP_NODE_MAX_RESPONSE_BYTES'] as const;
+// The http node's variable names (aliases of OUTBOUND_ALLOWED_HOSTS and OUTBOUND_ALLOW_INSECURE, which are cleared too so they cannot win).
+const ENV = [
+  'HTTP_NODE_ALLOWED_HOSTS',
+  'HTTP_NODE_ALLOW_INSECURE',
+  'HTTP_NODE_MAX_RESPONSE_BYTES',
+  'OUTBOUND_ALLOWED_HOSTS',
+  'OUTBOUND_ALLOW_INSECURE',
+] as const;
 
 /** Runs `fn` with these settings (read per call by the runner), then restores the environment. */
 async function withEnv<T>(vars: Partial<Record<(typeof ENV)[number], string>>, fn: () => Promise<T>): Promise<T> {
@@ -143,52 +150,8 @@ async function fails(promise: Promise<unknown>, code: string, retryable: boolean
 
 // ---------------------------------------------------------------- tests
 
-describe('address classifier', () => {
-  const cases: Array<[string, string | undefined]> = [
-    ['8.8.8.8', undefined],
-    ['1.1.1.1', undefined],
-    ['172.32.0.1', undefined],
-    ['100.128.0.1', undefined],
-    ['127.0.0.1', 'loopback'],
-    ['127.255.255.254', 'loopback'],
-    ['10.1.2.3', 'private'],
-    ['172.16.0.1', 'private'],
-    ['172.31.255.255', 'private'],
-    ['192.168.1.1', 'private'],
-    ['169.254.169.254', 'link-local'],
-    ['169.254.0.1', 'link-local'],
-    ['0.0.0.0', 'unspecified'],
-    ['100.64.0.1', 'shared (CGNAT)'],
-    ['100.100.100.200', 'shared (CGNAT)'],
-    ['224.0.0.1', 'multicast'],
-    ['255.255.255.255', 'reserved'],
-    ['2606:4700:4700::1111', undefined],
-    ['::ffff:8.8.8.8', undefined],
-    ['64:ff9b::808:808', undefined],
-    ['::1', 'loopback'],
-    ['0:0:0:0:0:0:0:1', 'loopback'],
-    ['::', 'unspecified'],
-    ['fe80::1', 'link-local'],
-    ['fe80::1%eth0', 'link-local'],
-    ['fc00::1', 'private'],
-    ['fd00:ec2::254', 'private'],
-    ['ff02::1', 'multicast'],
-    ['::ffff:127.0.0.1', 'loopback'],
-    ['::ffff:7f00:1', 'loopback'],
-    ['0:0:0:0:0:ffff:10.0.0.1', 'private'],
-    ['::ffff:169.254.169.254', 'link-local'],
-    ['::ffff:a9fe:a9fe', 'link-local'],
-    ['::ffff:0:7f00:1', 'loopback'],
-    ['::127.0.0.1', 'loopback'],
-    ['64:ff9b::a9fe:a9fe', 'link-local'],
-    ['2002:7f00:1::', 'loopback'],
-    ['2002:c0a8:101::1', 'private'],
-    ['example.com', 'not an IP address'],
-  ];
-  for (const [address, reason] of cases) {
-    test(`${address} → ${reason ?? 'allowed'}`, () => assert.equal(blockedReason(address), reason));
-  }
-
+// The address classifier's cases are in net-address-guard.test.ts, with the guard.
+describe('settings', () => {
   test('settings: allowed hosts split into hostnames and CIDRs; bad numbers fall back to defaults', () => {
     const settings = httpNodeSettings({
       HTTP_NODE_ALLOWED_HOSTS: ' Api.Internal. , 10.0.0.0/8,127.0.0.1, fd00::/8, bad/99',
@@ -325,6 +288,16 @@ describe('http node against a local server', () => {
       assert.equal((await call({ url: `http://localhost:${port}/text` })).status, 200, 'a hostname allows whatever it resolves to');
       await fails(call({ url: `${base}/text` }), 'ssrf_blocked', false);
     });
+  });
+
+  test('the outbound settings under their own names: OUTBOUND_ALLOWED_HOSTS and OUTBOUND_ALLOW_INSECURE, preferred to the aliases', async () => {
+    await withEnv({ OUTBOUND_ALLOWED_HOSTS: '127.0.0.1', OUTBOUND_ALLOW_INSECURE: 'true' }, async () => {
+      assert.equal((await call({ url: `${base}/text` })).status, 200);
+    });
+    await withEnv({ OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' }, () => fails(call({ url: `${base}/text` }), 'insecure_url', false));
+    await withEnv({ OUTBOUND_ALLOW_INSECURE: 'true' }, () => fails(call({ url: `${base}/text` }), 'ssrf_blocked', false));
+    await withEnv({ ...LOCAL, OUTBOUND_ALLOW_INSECURE: 'false' }, () => fails(call({ url: `${base}/text` }), 'insecure_url', false));
+    await withEnv({ ...LOCAL, OUTBOUND_ALLOWED_HOSTS: 'api.internal' }, () => fails(call({ url: `${base}/text` }), 'ssrf_blocked', false));
   });
 
   test('the connection uses the checked addresses: no second DNS resolution (no rebinding window)', async () => {
