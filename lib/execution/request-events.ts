@@ -4,8 +4,8 @@ import { defaultTable, type TableRef } from '#platform/table/table.js';
 import { type NodeExecution, type RequestEvent, type WorkflowRequest, workflowRequestsRepo } from './workflow-requests-repository.js';
 
 /**
- * The reads of a live stream (functions/workflow-requests/listen.ts), with
- * their capacity measured. The event log itself is written by
+ * The reads of a live stream (lib/execution/request-stream.ts, the source
+ * that lib/events/follow.ts follows), with their capacity measured. The event log itself is written by
  * `appendEvent` in lib/execution/workflow-requests-repository.ts.
  */
 

@@ -2,21 +2,16 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
+import { nextPollDelay, parseLastEventId, planStart, sequenceEvents, streamDeadline, streamMaxSeconds } from '#events/log.js';
 import { requestEventsReader } from '#execution/request-events.js';
 import {
   eventPayload,
   isTerminalPayload,
   listenerMeter,
-  nextPollDelay,
-  parseLastEventId,
-  planStart,
   resumeNeedsSnapshot,
   STREAM_TIMING,
-  sequenceEvents,
   snapshotPayloads,
   snapshotSettled,
-  streamDeadline,
-  streamMaxSeconds,
   streamMetrics,
 } from '#execution/stream.js';
 import type { NodeExecution, RequestEvent, WorkflowRequest } from '#execution/workflow-requests-repository.js';

@@ -1,5 +1,7 @@
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import middy from '@middy/core';
-import type { Context } from 'aws-lambda';
+import type { Context, StreamifyHandler } from 'aws-lambda';
 import type { z } from 'zod';
 import { serviceEnv } from '../config/env.js';
 import { ApiError } from '../errors.js';
@@ -8,6 +10,7 @@ import { checkIdempotencyKey, type IdempotentCall } from './idempotency-key.js';
 import { parseBody, parseQuery } from './parse.js';
 import { type ErrorFormat, errorResponse } from './problem.js';
 import { header } from './responses.js';
+import { buffered, clientGone, lambdaStreaming, type StreamingResult } from './streaming.js';
 import type { ApiContext, HttpEvent, HttpResult, Principal } from './types.js';
 
 export interface ApiRequest<B, Q> {
@@ -88,29 +91,95 @@ const validateInput = <B, Q>(options: RouteOptions<B, Q>): HttpMiddleware => ({
   },
 });
 
+const apiRequest = <B, Q>(event: HttpEvent, context: ApiContext): ApiRequest<B, Q> => ({
+  event,
+  context,
+  requestId: context.api.requestId,
+  principal: context.api.principal as Principal,
+  body: context.api.body as B,
+  query: context.api.query as Q,
+  params: (event.pathParameters ?? {}) as Record<string, string>,
+});
+
+/** The stack every route runs: request id → (path) → auth → input validation → `core`. */
+function stack<B, Q, R>(
+  options: RouteOptions<B, Q>,
+  core: (event: HttpEvent, context: ApiContext) => Promise<R>,
+  plugin?: middy.PluginObject,
+  path?: HttpMiddleware,
+) {
+  const handler = middy<HttpEvent, R, Error, ApiContext>(core, plugin).use(requestContext(options.errors ?? 'problem'));
+  if (path) handler.use(path);
+  if (options.auth !== 'none') handler.use(options.auth);
+  return handler.use(validateInput(options));
+}
+
 /**
  * Builds a Lambda handler for one HTTP route: request id → auth → input
  * validation → (idempotency) → `fn`. `fn` only shapes the answer.
  */
 export function httpHandler<B = undefined, Q = undefined>(options: RouteOptions<B, Q>, fn: (request: ApiRequest<B, Q>) => Promise<HttpResult>) {
   const core = async (event: HttpEvent, context: ApiContext): Promise<HttpResult> => {
-    const api = context.api;
-    const request: ApiRequest<B, Q> = {
-      event,
-      context,
-      requestId: api.requestId,
-      principal: api.principal as Principal,
-      body: api.body as B,
-      query: api.query as Q,
-      params: (event.pathParameters ?? {}) as Record<string, string>,
-    };
+    const request = apiRequest<B, Q>(event, context);
     const key = header(event.headers, 'idempotency-key');
     if (!options.idempotency || key === undefined) return fn(request);
-    return options.idempotency({ accountId: api.principal?.accountId ?? 'anonymous', route: event.routeKey, key, body: api.rawBody ?? null }, context, () =>
-      fn(request),
+    return options.idempotency(
+      { accountId: request.principal?.accountId ?? 'anonymous', route: event.routeKey, key, body: context.api.rawBody ?? null },
+      context,
+      () => fn(request),
     );
   };
-  const handler = middy<HttpEvent, HttpResult, Error, ApiContext>(core).use(requestContext(options.errors ?? 'problem'));
-  if (options.auth !== 'none') handler.use(options.auth);
-  return handler.use(validateInput(options));
+  return stack(options, core);
+}
+
+export interface StreamingRouteOptions<Q> extends Pick<RouteOptions<undefined, Q>, 'auth' | 'errors' | 'query'> {
+  /**
+   * The path parameters, from the path: a function URL sends every path to
+   * the one function with no route matched. Throws (404, 405) for a path
+   * the route does not serve; runs before auth, as routing does.
+   */
+  pathParameters?: (event: HttpEvent) => Record<string, string>;
+}
+
+/**
+ * Builds the handler of a response-streaming route (a function URL with
+ * `InvokeMode: RESPONSE_STREAM`) on the same stack as `httpHandler`. `fn`
+ * answers an `HttpResult`, or a `StreamingResult` whose body middy pipes to
+ * the client (`streamifyResponse`); refusals are whole problem documents,
+ * answered before any byte of a stream. Where the runtime's `awslambda`
+ * global is absent, the handler answers buffered instead: the whole body
+ * once it has ended, as a plain `HttpResult`.
+ */
+export function streamingHttpHandler<Q = undefined>(
+  options: StreamingRouteOptions<Q>,
+  fn: (request: ApiRequest<undefined, Q>) => Promise<HttpResult | StreamingResult>,
+) {
+  const path: HttpMiddleware | undefined = options.pathParameters && {
+    before: (request) => {
+      request.event.pathParameters = options.pathParameters?.(request.event);
+    },
+  };
+  /** The body each invocation streams, by its context: waited for when the client leaves. */
+  const bodies = new WeakMap<object, Readable>();
+  const core = async (event: HttpEvent, context: ApiContext) => {
+    const result = await fn(apiRequest<undefined, Q>(event, context));
+    if (typeof result.body !== 'string') bodies.set(context, result.body);
+    return result;
+  };
+  const runtime = lambdaStreaming();
+  if (!runtime) {
+    const handler = stack(options, core, undefined, path);
+    return async (event: HttpEvent, context: Context): Promise<HttpResult> => buffered(await handler(event, context as ApiContext));
+  }
+  const streamed = stack(options, core, { streamifyResponse: true }, path) as unknown as StreamifyHandler<HttpEvent, void>;
+  return runtime.streamifyResponse<HttpEvent>(async (event, responseStream, context) => {
+    try {
+      await streamed(event, responseStream, context);
+    } catch (error) {
+      if (!clientGone(error)) throw error;
+      // The invocation ends when the body has wound down (its producer's `finally` blocks ran), not before.
+      const body = bodies.get(context);
+      if (body) await finished(body).catch(() => undefined);
+    }
+  });
 }
