@@ -1,5 +1,5 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { ApiError } from '#platform/errors.js';
+import { UnavailableError } from '#platform/errors.js';
 import { httpHandler } from '#platform/http/handler.js';
 import { json } from '#platform/http/responses.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
@@ -11,7 +11,7 @@ export const makeHandler = (deps: TableRef = defaultTable()) =>
       .send(new DescribeTableCommand({ TableName: deps.tableName }))
       .then((r) => r.Table?.TableStatus)
       .catch(() => undefined);
-    if (status !== 'ACTIVE') throw new ApiError(503, 'unavailable', 'The table is not reachable yet.', { headers: { 'Retry-After': '1' } });
+    if (status !== 'ACTIVE') throw new UnavailableError('The table is not reachable yet.');
     return json(200, { status: 'ok' });
   });
 

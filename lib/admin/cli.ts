@@ -3,7 +3,7 @@ import { type AdminCommandName, adminCommands, UsageError } from '#accounts/admi
 import { readLocalStackState } from '#local/state.js';
 import { createDynamoDb } from '#platform/aws/clients.js';
 import { readEnv } from '#platform/config/env.js';
-import { ApiError } from '#platform/errors.js';
+import { DomainError } from '#platform/errors.js';
 
 const HELP = `Usage: npm run --silent admin -- <command> [--flags]
 
@@ -67,7 +67,7 @@ export async function main(
       err.write(`${error.message}\n`);
       return 2;
     }
-    err.write(`${error instanceof ApiError ? error.detail : `Failed: ${(error as Error).message}`}\n`);
+    err.write(`${error instanceof DomainError ? error.detail : `Failed: ${(error as Error).message}`}\n`);
     return 1;
   }
 }

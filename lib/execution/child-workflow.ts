@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ApiError } from '#platform/errors.js';
+import { DomainError } from '#platform/errors.js';
 import type { WorkflowNode } from '#workflows/index.js';
 import { type EventBuffer, emitNode } from './emit.js';
 import type { EnqueueNodeTasks } from './node-queue.js';
@@ -49,7 +49,7 @@ export async function startChild(deps: ChildDeps, request: WorkflowRequest, defi
       { requestId: request.id, nodeExecutionId: node.id, nodeId: node.node_id, depth, childId },
     );
   } catch (error) {
-    if (error instanceof ApiError) return { failure: { code: 'invalid_child_workflow', message: error.detail } };
+    if (error instanceof DomainError) return { failure: { code: 'invalid_child_workflow', message: error.detail } };
     throw error;
   }
   return {};

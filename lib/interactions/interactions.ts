@@ -1,4 +1,4 @@
-import { ApiError, ConflictError, NotFoundError } from '#platform/errors.js';
+import { ConflictError, DomainError, NotFoundError } from '#platform/errors.js';
 import { isUuid } from '#platform/uuid.js';
 import type { Interaction, InteractionsRepo } from './interactions-repository.js';
 
@@ -42,7 +42,7 @@ export async function respondToInteraction(deps: RespondDeps, accountId: string,
   const interaction = await ownedInteraction(deps.interactions, accountId, id);
   if (interaction.status !== 'pending') throw notPending(interaction);
   if (answer.type !== interaction.type) {
-    throw new ApiError(422, 'interaction_type_mismatch', `This interaction expects a response of type ${interaction.type}, not ${answer.type}.`, {
+    throw new DomainError('invalid', 'interaction_type_mismatch', `This interaction expects a response of type ${interaction.type}, not ${answer.type}.`, {
       errors: [{ name: '/type', location: 'body', reason: `must be ${interaction.type}`, code: 'interaction_type_mismatch' }],
     });
   }

@@ -1,8 +1,10 @@
 /**
- * The one typed error family of the service. Domain code throws these; the
- * problem middleware (lib/http/problem-middleware.ts) is the only place that
- * turns them into HTTP answers. Anything that is not an ApiError becomes an
- * opaque 500 `internal_error`.
+ * The one typed error family of the service: domain errors with a stable
+ * `code` (what clients branch on), a `kind` (what sort of refusal it is) and
+ * an optional `cause`. Repositories, use cases and the engine throw these
+ * and never name an HTTP status; the HTTP edge (lib/platform/http/problem.ts)
+ * alone maps a kind to a status and a problem document. Anything that is
+ * not a DomainError becomes an opaque 500 `internal_error`.
  */
 
 export type ErrorLocation = 'body' | 'path' | 'query' | 'header';
@@ -15,103 +17,119 @@ export interface FieldError {
   code: string;
 }
 
-export class ApiError extends Error {
+/** What sort of refusal an error is; the HTTP edge maps each to one status. */
+export type ErrorKind =
+  | 'malformed'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'invalid'
+  | 'unavailable'
+  | 'internal';
+
+export interface DomainErrorOptions {
+  errors?: FieldError[];
+  /** Worth retrying after this many seconds (in flight, not ready yet). */
+  retryAfterSeconds?: number;
+  /** The methods a path does answer (method_not_allowed). */
+  allowedMethods?: string[];
+  /** Extra members of the answer (RFC 9457 extension members). */
+  extensions?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class DomainError extends Error {
   constructor(
-    readonly status: number,
+    readonly kind: ErrorKind,
     readonly code: string,
     readonly detail: string,
-    readonly options: {
-      errors?: FieldError[];
-      headers?: Record<string, string>;
-      /** Extra members of the problem document (RFC 9457 extension members). */
-      extensions?: Record<string, unknown>;
-    } = {},
+    readonly options: DomainErrorOptions = {},
   ) {
-    super(detail);
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
   }
 }
 
-export class InvalidJsonError extends ApiError {
+export class InvalidJsonError extends DomainError {
   constructor(detail = 'The request body is not valid JSON.') {
-    super(400, 'invalid_json', detail);
+    super('malformed', 'invalid_json', detail);
   }
 }
 
-export class InvalidBodyError extends ApiError {
+export class InvalidBodyError extends DomainError {
   constructor(detail = 'The request body must be a JSON object.') {
-    super(400, 'invalid_body', detail);
+    super('malformed', 'invalid_body', detail);
   }
 }
 
-export class UnknownFieldError extends ApiError {
+export class UnknownFieldError extends DomainError {
   constructor(errors: FieldError[]) {
     const names = errors.map((e) => e.name).join(', ');
-    super(400, 'unknown_field', `The request has fields this endpoint does not accept: ${names}.`, { errors });
+    super('malformed', 'unknown_field', `The request has fields this endpoint does not accept: ${names}.`, { errors });
   }
 }
 
-export class InvalidParameterError extends ApiError {
+export class InvalidParameterError extends DomainError {
   constructor(errors: FieldError[]) {
     const detail = errors.map((e) => `${e.name}: ${e.reason}`).join('; ');
-    super(400, 'invalid_parameter', `Invalid query parameter. ${detail}.`, { errors });
+    super('malformed', 'invalid_parameter', `Invalid query parameter. ${detail}.`, { errors });
   }
 }
 
-export class ValidationError extends ApiError {
-  constructor(errors: FieldError[], status = 422) {
+export class ValidationError extends DomainError {
+  constructor(errors: FieldError[]) {
     const detail = errors.map((e) => `${e.name}: ${e.reason}`).join('; ');
-    super(status, 'validation_failed', `The request is not valid. ${detail}.`, { errors });
+    super('invalid', 'validation_failed', `The request is not valid. ${detail}.`, { errors });
   }
 }
 
-export class CursorInvalidError extends ApiError {
+export class CursorInvalidError extends DomainError {
   constructor() {
-    super(400, 'cursor_invalid', 'The cursor is malformed or was not issued by this service.');
+    super('malformed', 'cursor_invalid', 'The cursor is malformed or was not issued by this service.');
   }
 }
 
-export class CursorFilterMismatchError extends ApiError {
+export class CursorFilterMismatchError extends DomainError {
   constructor() {
-    super(400, 'cursor_filter_mismatch', 'The cursor was issued for a different endpoint or filter set; restart without it.');
+    super('malformed', 'cursor_filter_mismatch', 'The cursor was issued for a different endpoint or filter set; restart without it.');
   }
 }
 
-export class IdempotencyKeyRequiredError extends ApiError {
+export class IdempotencyKeyRequiredError extends DomainError {
   constructor() {
-    super(400, 'idempotency_key_required', 'This write requires an Idempotency-Key header.');
+    super('malformed', 'idempotency_key_required', 'This write requires an Idempotency-Key header.');
   }
 }
 
-export class IdempotencyKeyInvalidError extends ApiError {
+export class IdempotencyKeyInvalidError extends DomainError {
   constructor() {
-    super(400, 'idempotency_key_invalid', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
+    super('malformed', 'idempotency_key_invalid', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
   }
 }
 
-export class IdempotencyKeyConflictError extends ApiError {
+export class IdempotencyKeyConflictError extends DomainError {
   constructor() {
-    super(409, 'idempotency_key_conflict', 'This Idempotency-Key was already used with a different request body.');
+    super('conflict', 'idempotency_key_conflict', 'This Idempotency-Key was already used with a different request body.');
   }
 }
 
-export class IdempotencyKeyInFlightError extends ApiError {
+export class IdempotencyKeyInFlightError extends DomainError {
   constructor() {
-    super(409, 'idempotency_key_in_flight', 'A request with this Idempotency-Key is being processed; retry shortly.', {
-      headers: { 'Retry-After': '1' },
-    });
+    super('conflict', 'idempotency_key_in_flight', 'A request with this Idempotency-Key is being processed; retry shortly.', { retryAfterSeconds: 1 });
   }
 }
 
-export class UnauthorizedError extends ApiError {
+export class UnauthorizedError extends DomainError {
   constructor(detail = 'A valid bearer token is required.') {
-    super(401, 'unauthorized', detail);
+    super('unauthenticated', 'unauthorized', detail);
   }
 }
 
-export class ForbiddenError extends ApiError {
+export class ForbiddenError extends DomainError {
   constructor(detail: string) {
-    super(403, 'forbidden', detail);
+    super('forbidden', 'forbidden', detail);
   }
 }
 
@@ -121,28 +139,32 @@ export class AccountSuspendedError extends ForbiddenError {
   }
 }
 
-export class NotFoundError extends ApiError {
+export class NotFoundError extends DomainError {
   constructor(detail = 'The resource does not exist.') {
-    super(404, 'not_found', detail);
+    super('not_found', 'not_found', detail);
   }
 }
 
-export class MethodNotAllowedError extends ApiError {
+export class MethodNotAllowedError extends DomainError {
   constructor(allowed: string[]) {
-    super(405, 'method_not_allowed', `This path answers ${allowed.join(', ')}.`, {
-      headers: { Allow: allowed.join(', ') },
-    });
+    super('method_not_allowed', 'method_not_allowed', `This path answers ${allowed.join(', ')}.`, { allowedMethods: allowed });
   }
 }
 
-export class ConflictError extends ApiError {
+export class ConflictError extends DomainError {
   constructor(code: string, detail: string) {
-    super(409, code, detail);
+    super('conflict', code, detail);
   }
 }
 
-export class InternalError extends ApiError {
+export class InternalError extends DomainError {
   constructor() {
-    super(500, 'internal_error', 'The service failed to process the request; quote the trace_id when reporting it.');
+    super('internal', 'internal_error', 'The service failed to process the request; quote the trace_id when reporting it.');
+  }
+}
+
+export class UnavailableError extends DomainError {
+  constructor(detail: string, retryAfterSeconds = 1) {
+    super('unavailable', 'unavailable', detail, { retryAfterSeconds });
   }
 }

@@ -5,6 +5,7 @@ import type { Account } from '#accounts/accounts-repository.js';
 import { accountIdOfToken, assertMayMint, effectiveDurationMinutes, formatToken, mintToken, revokeToken, tokenHash } from '#accounts/api-tokens.js';
 import type { StoredToken, TokensRepo } from '#accounts/tokens-repository.js';
 import { ForbiddenError, NotFoundError } from '#platform/errors.js';
+import { STATUS_OF } from '#platform/http/problem.js';
 
 const account = (overrides: Partial<Account> = {}): Account => ({
   id: randomUUID(),
@@ -77,7 +78,7 @@ describe('who may mint', () => {
     ] as const) {
       assert.throws(
         () => assertMayMint(a),
-        (e: unknown) => e instanceof ForbiddenError && e.status === 403 && message.test(e.detail),
+        (e: unknown) => e instanceof ForbiddenError && STATUS_OF[e.kind] === 403 && message.test(e.detail),
       );
     }
   });

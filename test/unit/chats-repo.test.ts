@@ -4,6 +4,7 @@ import { ConditionalCheckFailedException, ProvisionedThroughputExceededException
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { ConflictError } from '#platform/errors.js';
+import { STATUS_OF } from '#platform/http/problem.js';
 import { keys } from '#platform/table/keys.js';
 import { type Chat, chatsRepo } from '#workflows/chats-repository.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
@@ -35,7 +36,7 @@ describe('create', () => {
 
   test('an existing chat id is a 409 chat_exists', async () => {
     mock.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'x', $metadata: {} }));
-    await assert.rejects(repo.create(chat()), (e: unknown) => e instanceof ConflictError && e.code === 'chat_exists' && e.status === 409);
+    await assert.rejects(repo.create(chat()), (e: unknown) => e instanceof ConflictError && e.code === 'chat_exists' && STATUS_OF[e.kind] === 409);
   });
 
   test('any other failure propagates unchanged', async () => {

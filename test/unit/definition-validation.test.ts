@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import { NotFoundError, ValidationError } from '#platform/errors.js';
+import { STATUS_OF } from '#platform/http/problem.js';
 import { checkDefinition } from '#workflows/definition-validation.js';
 import { WorkflowDefinitionInput } from '#workflows/schemas/workflow-definition.js';
 import { createVersion } from '#workflows/workflow-versions.js';
@@ -281,7 +282,7 @@ describe('createVersion', () => {
     };
     const error = await createVersion(repo, accountId, workflow.id, body).catch((e: unknown) => e);
     assert.ok(error instanceof ValidationError);
-    assert.equal(error.status, 422);
+    assert.equal(STATUS_OF[error.kind], 422);
     assert.deepEqual(
       error.options.errors?.map((e) => [e.name, e.code]),
       [

@@ -34,7 +34,7 @@ describe('httpHandler', () => {
     assert.equal(result.headers['Cache-Control'], 'no-store');
   });
 
-  test('ApiErrors become problem documents; others an opaque 500', async () => {
+  test('DomainErrors become problem documents; others an opaque 500', async () => {
     const notFound = await httpHandler({ auth: 'none' }, async () => {
       throw new NotFoundError();
     })(event({ headers: { 'X-Request-Id': 'r2' } }), context());

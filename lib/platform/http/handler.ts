@@ -4,7 +4,7 @@ import middy from '@middy/core';
 import type { Context, StreamifyHandler } from 'aws-lambda';
 import type { z } from 'zod';
 import { serviceEnv } from '../config/env.js';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { logger } from '../observability/logger.js';
 import { checkIdempotencyKey, type IdempotentCall } from './idempotency-key.js';
 import { parseBody, parseQuery } from './parse.js';
@@ -69,7 +69,7 @@ const requestContext = (format: ErrorFormat): HttpMiddleware => {
     after: finish,
     onError: (request) => {
       request.context.api ??= { requestId: requestIdOf(request.event, () => crypto.randomUUID()) };
-      if (!(request.error instanceof ApiError)) {
+      if (!(request.error instanceof DomainError)) {
         logger().error('unhandled error', { error: request.error as Error, trace_id: request.context.api.requestId });
       }
       request.response = errorResponse(request.error, request.context.api.requestId, serviceEnv, format);

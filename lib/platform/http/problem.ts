@@ -1,5 +1,5 @@
 import type { ServiceEnv } from '../config/env.js';
-import { ApiError, InternalError } from '../errors.js';
+import { DomainError, type ErrorKind, InternalError } from '../errors.js';
 import type { HttpResult } from './types.js';
 
 export type ErrorFormat = 'problem' | 'message';
@@ -24,29 +24,46 @@ const TITLES: Record<number, string> = {
   504: 'Gateway Timeout',
 };
 
+/** The one mapping from a kind of refusal to an HTTP status. */
+export const STATUS_OF: Record<ErrorKind, number> = {
+  malformed: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  invalid: 422,
+  internal: 500,
+  unavailable: 503,
+};
+
 /**
  * The one place an error becomes an HTTP answer: an RFC 9457 problem
  * document, or `{message}` for the token calls (specification, API tokens).
- * Anything that is not an ApiError is answered as an opaque 500.
+ * Anything that is not a DomainError is answered as an opaque 500.
  */
 export function errorResponse(error: unknown, requestId: string, env: ServiceEnv, format: ErrorFormat): HttpResult {
-  const apiError = error instanceof ApiError ? error : new InternalError();
-  const headers: Record<string, string> = { ...apiError.options.headers };
-  if (apiError.status === 401) headers['WWW-Authenticate'] = `Bearer realm="${env.realm}"`;
+  const domainError = error instanceof DomainError ? error : new InternalError();
+  const status = STATUS_OF[domainError.kind];
+  const { retryAfterSeconds, allowedMethods, errors, extensions } = domainError.options;
+  const headers: Record<string, string> = {};
+  if (retryAfterSeconds !== undefined) headers['Retry-After'] = String(retryAfterSeconds);
+  if (allowedMethods) headers.Allow = allowedMethods.join(', ');
+  if (domainError.kind === 'unauthenticated') headers['WWW-Authenticate'] = `Bearer realm="${env.realm}"`;
   if (format === 'message') {
     headers['Content-Type'] = 'application/json';
-    return { statusCode: apiError.status, headers, body: JSON.stringify({ message: apiError.detail }) };
+    return { statusCode: status, headers, body: JSON.stringify({ message: domainError.detail }) };
   }
   headers['Content-Type'] = 'application/problem+json';
   const problem = {
-    type: `${env.problemBase}/${apiError.code}`,
-    title: TITLES[apiError.status] ?? 'Error',
-    status: apiError.status,
-    detail: apiError.detail,
-    code: apiError.code,
+    type: `${env.problemBase}/${domainError.code}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail: domainError.detail,
+    code: domainError.code,
     trace_id: requestId,
-    ...(apiError.options.errors ? { errors: apiError.options.errors } : {}),
-    ...apiError.options.extensions,
+    ...(errors ? { errors } : {}),
+    ...extensions,
   };
-  return { statusCode: apiError.status, headers, body: JSON.stringify(problem) };
+  return { statusCode: status, headers, body: JSON.stringify(problem) };
 }

@@ -16,7 +16,7 @@ export interface ErrorResponses {
   unauthorized: (description: string) => ResponseConfig;
   /** 403 from bearer authentication (lib/accounts/bearer.ts): the token is good, the account suspended. */
   suspended: ResponseConfig;
-  /** 500: anything that is not an ApiError (lib/platform/http/handler.ts, onError). */
+  /** 500: anything that is not a DomainError (lib/platform/http/handler.ts, onError). */
   internal: ResponseConfig;
 }
 
