@@ -1,7 +1,14 @@
 /**
- * How every function is bundled, shared by the CDK stack and the benchmark
- * (bench/bundle.ts), so what is measured is what is deployed.
+ * How every function is bundled and sized, shared by the CDK stack and the
+ * benchmark (bench/support/bundling.ts, bench/support/prices.ts), so what is
+ * measured is what is deployed.
  */
+
+/** esbuild settings beyond the banner and externals below: minified ESM for Node 22, `module` before `main`. */
+export const BUNDLE = { minify: true, target: 'node22', mainFields: ['module', 'main'] } as const;
+
+/** Memory of every worker and of every route that names no `memoryMb`. */
+export const DEFAULT_MEMORY_MB = 256;
 
 /** Lets bundled CommonJS dependencies `require` inside an ES module bundle. */
 export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module';const require = createRequire(import.meta.url);";

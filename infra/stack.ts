@@ -19,7 +19,7 @@ import { ROUTES, type RouteDefinition, type TableAccess } from '#app/routes.js';
 import { OUTBOUND_VARIABLES } from '#net/outbound-settings.js';
 import { dlqName, type QueueDefinition, queueUrlVariable } from '#platform/queues.js';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
-import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from './bundling.js';
+import { BUNDLE, DEFAULT_MEMORY_MB, ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from './bundling.js';
 
 /** Repository root: route and queue entries are relative to it. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,7 +59,6 @@ export interface WorkflowServiceStackProps extends StackProps {
   readonly workerEnvironment?: Readonly<Record<string, string>>;
 }
 
-const DEFAULT_MEMORY_MB = 256;
 const DEFAULT_TIMEOUT_SECONDS = 29;
 /** Function URLs allow up to 15 minutes; streams end before that. */
 const DEFAULT_STREAM_TIMEOUT_SECONDS = 900;
@@ -393,11 +392,11 @@ export class WorkflowServiceStack extends Stack {
       depsLockFilePath: resolve(REPO_ROOT, 'package-lock.json'),
       environment: { ...this.sharedEnvironment },
       bundling: {
-        minify: true,
+        minify: BUNDLE.minify,
         sourceMap: true,
         format: OutputFormat.ESM,
-        target: 'node22',
-        mainFields: ['module', 'main'],
+        target: BUNDLE.target,
+        mainFields: [...BUNDLE.mainFields],
         banner: ESM_REQUIRE_BANNER,
         logLevel: LogLevel.WARNING,
         externalModules: EXTERNAL_MODULES,

@@ -5,7 +5,7 @@ import type { Completion, CompletionRequest, ModelProvider } from './types.js';
 // agent worker's largest module, and workers that only call Bedrock or the
 // local model never need it (docs/benchmarks.md).
 let client: OpenAI | undefined;
-const openaiClient = async (): Promise<OpenAI> =>
+export const openaiClient = async (): Promise<OpenAI> =>
   (client ??= new (await import('openai')).default({ apiKey: process.env.OPENAI_API_KEY, baseURL: process.env.OPENAI_BASE_URL || undefined, maxRetries: 0 }));
 
 /**

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { type Series, series } from './stats.js';
 
 /**
  * Runs in a fresh `node` process per sample: the time of the dynamic import
@@ -23,6 +24,18 @@ const resources = typeof process.getActiveResourcesInfo === 'function' ? process
 process.stdout.write(JSON.stringify({ ms: t1 - t0, handler: typeof mod.handler, resources }));
 `;
 
+/**
+ * What loading a bundle pulls in from node_modules as CommonJS (a package
+ * left external, such as the AWS SDK, whose packages ship `dist-cjs` as
+ * their `main`): file count and bytes on disk.
+ */
+const FOOTPRINT = `import { createRequire } from 'node:module';
+import { statSync } from 'node:fs';
+await import(process.argv[2]);
+const files = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes('/node_modules/'));
+process.stdout.write(JSON.stringify({ files: files.length, bytes: files.reduce((n, f) => n + statSync(f).size, 0) }));
+`;
+
 /** Harmless settings so module scope finds what it reads; nothing listens at the endpoints. */
 export const LOAD_ENV: Record<string, string> = {
   TABLE_NAME: 'bench-table',
@@ -40,14 +53,6 @@ export const LOAD_ENV: Record<string, string> = {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
-/** Median, min and max of one series of samples, in milliseconds. */
-export interface Series {
-  samples: number[];
-  median: number;
-  min: number;
-  max: number;
-}
-
 export interface LoadStats {
   name: string;
   /**
@@ -61,14 +66,24 @@ export interface LoadStats {
   leftRunning: string[];
 }
 
-export const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
+/** `node <script> <bundle URL>` with a clean environment: nothing from tsx or NODE_OPTIONS reaches the child. */
+function runNode(script: string, file: string) {
+  return spawnSync(process.execPath, [script, pathToFileURL(file).href], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...LOAD_ENV },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+}
 
-function series(samples: number[]): Series {
-  return { samples, median: median(samples), min: Math.min(...samples), max: Math.max(...samples) };
+function sampleOnce(loader: string, file: string, name: string): { ms: number; wallMs: number; resources: string[] } {
+  const started = performance.now();
+  const child = runNode(loader, file);
+  const wallMs = performance.now() - started;
+  if (child.error) throw new Error(`${name}: loading the bundle failed: ${child.error.message}`);
+  if (child.status !== 0) throw new Error(`${name}: loading the bundle exited ${child.status}:\n${child.stderr}`);
+  const parsed = JSON.parse(child.stdout) as { ms: number; handler: string; resources: string[] };
+  if (parsed.handler !== 'function') throw new Error(`${name}: the bundle does not export a handler function`);
+  return { ms: parsed.ms, wallMs, resources: parsed.resources };
 }
 
 function shuffle<T>(items: T[]): T[] {
@@ -78,22 +93,6 @@ function shuffle<T>(items: T[]): T[] {
     [copy[i], copy[j]] = [copy[j]!, copy[i]!];
   }
   return copy;
-}
-
-function sampleOnce(loader: string, file: string, name: string): { ms: number; wallMs: number; resources: string[] } {
-  const started = performance.now();
-  const child = spawnSync(process.execPath, [loader, pathToFileURL(file).href], {
-    // A clean environment: nothing from tsx or NODE_OPTIONS reaches the child.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...LOAD_ENV },
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  const wallMs = performance.now() - started;
-  if (child.error) throw new Error(`${name}: loading the bundle failed: ${child.error.message}`);
-  if (child.status !== 0) throw new Error(`${name}: loading the bundle exited ${child.status}:\n${child.stderr}`);
-  const parsed = JSON.parse(child.stdout) as { ms: number; handler: string; resources: string[] };
-  if (parsed.handler !== 'function') throw new Error(`${name}: the bundle does not export a handler function`);
-  return { ms: parsed.ms, wallMs, resources: parsed.resources };
 }
 
 /**
@@ -135,28 +134,11 @@ export function resourceKind(name: string): 'network' | 'timer' | 'file' | 'stdi
   return 'other';
 }
 
-/**
- * What loading a bundle pulls in from node_modules as CommonJS (a package
- * left external, such as the AWS SDK, whose packages ship `dist-cjs` as
- * their `main`): file count and bytes on disk. None for a self-contained
- * bundle. One extra, untimed process; not part of the samples.
- */
+/** Files (and their bytes on disk) loading a bundle reads from node_modules: none for a self-contained bundle. One extra, untimed process. */
 export function nodeModulesFootprint(file: string, workDir: string): { files: number; bytes: number } {
   const probe = join(workDir, 'footprint.mjs');
-  writeFileSync(
-    probe,
-    `import { createRequire } from 'node:module';
-import { statSync } from 'node:fs';
-await import(process.argv[2]);
-const files = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes('/node_modules/'));
-process.stdout.write(JSON.stringify({ files: files.length, bytes: files.reduce((n, f) => n + statSync(f).size, 0) }));
-`,
-  );
-  const child = spawnSync(process.execPath, [probe, pathToFileURL(file).href], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...LOAD_ENV },
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
+  writeFileSync(probe, FOOTPRINT);
+  const child = runNode(probe, file);
   if (child.error || child.status !== 0) throw new Error(`footprint of ${file} failed: ${child.error?.message ?? child.stderr}`);
   return JSON.parse(child.stdout) as { files: number; bytes: number };
 }

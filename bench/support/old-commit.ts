@@ -1,7 +1,8 @@
 /**
- * The comparison of the AWS SDK clients with the hand-written client they
- * replaced: lib/aws/json-client.ts (the services' JSON protocol, SigV4 by
- * a small signing package), last present in commit c4bcf78.
+ * The sources of the old-client comparison (bench/benchmarks/old-client.ts):
+ * the hand-written client the AWS SDK clients replaced,
+ * lib/aws/json-client.ts (the services' JSON protocol, SigV4 by a small
+ * signing package), last present in commit c4bcf78.
  *
  * The sources are taken from git at bench time, read-only: `git archive` of
  * that commit's lib/ and functions/ into the run's scratch directory under
@@ -21,6 +22,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { installedVersion, REPO_ROOT } from './repo.js';
 
 export const OLD_CLIENT_COMMIT = 'c4bcf78';
 /** The old clients alone, built at module scope. */
@@ -54,26 +56,22 @@ function run(cmd: string, args: string[], cwd: string, input?: Buffer): Buffer {
 type Lock = { packages: Record<string, { version?: string; integrity?: string }> };
 
 /** The bare import of the old json-client.ts that this checkout's node_modules lacks: its signing package. */
-function signerName(repoRoot: string, dir: string): string {
+function signerName(dir: string): string {
   const source = readFileSync(join(dir, 'lib/aws/json-client.ts'), 'utf8');
   const bare = [...source.matchAll(/from '([^.'][^']*)'/g)].map((m) => m[1]!);
-  const missing = bare.filter((name) => !existsSync(join(repoRoot, 'node_modules', name, 'package.json')));
+  const missing = bare.filter((name) => !existsSync(join(REPO_ROOT, 'node_modules', name, 'package.json')));
   if (missing.length !== 1) throw new Error(`expected one package of the old json-client.ts missing here, found ${missing.join(', ') || 'none'}`);
   return missing[0]!;
 }
 
 /** Gets the signing package at the version the old commit locked into `<dir>/node_modules/<name>`, unless node_modules has it already. */
-function signer(repoRoot: string, commit: string, lock: Lock, dir: string): OldClientSources['signer'] {
-  const name = signerName(repoRoot, dir);
+function signer(commit: string, lock: Lock, dir: string): OldClientSources['signer'] {
+  const name = signerName(dir);
   const locked = lock.packages[`node_modules/${name}`];
   if (!locked?.version || !locked.integrity) throw new Error(`${name} is not in ${commit}'s package-lock.json`);
   const version = locked.version;
 
-  const installed = join(repoRoot, 'node_modules', name, 'package.json');
-  if (existsSync(installed)) {
-    const v = (JSON.parse(readFileSync(installed, 'utf8')) as { version?: string }).version;
-    if (v === version) return { name, version, from: 'node_modules' };
-  }
+  if (installedVersion(name) === version) return { name, version, from: 'node_modules' };
 
   const packDir = join(dir, 'pack');
   mkdirSync(packDir, { recursive: true });
@@ -101,18 +99,18 @@ function signer(repoRoot: string, commit: string, lock: Lock, dir: string): OldC
  * Extracts the old sources into `<workDir>/<commit>/` and writes the entry of
  * the old-json-client bundle. Throws, with the reason, if that cannot be done.
  */
-export function prepareOldClient(repoRoot: string, workDir: string): OldClientSources {
-  const commit = run('git', ['rev-parse', '--verify', `${OLD_CLIENT_COMMIT}^{commit}`], repoRoot)
+export function prepareOldClient(workDir: string): OldClientSources {
+  const commit = run('git', ['rev-parse', '--verify', `${OLD_CLIENT_COMMIT}^{commit}`], REPO_ROOT)
     .toString()
     .trim();
   const dir = join(workDir, OLD_CLIENT_COMMIT);
   mkdirSync(dir, { recursive: true });
-  run('tar', ['-x', '-C', dir], dir, run('git', ['archive', '--format=tar', commit, 'lib', 'functions'], repoRoot));
+  run('tar', ['-x', '-C', dir], dir, run('git', ['archive', '--format=tar', commit, 'lib', 'functions'], REPO_ROOT));
   for (const file of ['lib/aws/json-client.ts', 'lib/data/client.ts', 'lib/data/document-db.ts', 'lib/engine/node-queue.ts', OLD_FUNCTION.entry]) {
     if (!existsSync(join(dir, file))) throw new Error(`${file} is not in ${OLD_CLIENT_COMMIT}`);
   }
-  const lock = JSON.parse(run('git', ['show', `${commit}:package-lock.json`], repoRoot).toString()) as Lock;
-  const signing = signer(repoRoot, commit, lock, dir);
+  const lock = JSON.parse(run('git', ['show', `${commit}:package-lock.json`], REPO_ROOT).toString()) as Lock;
+  const signing = signer(commit, lock, dir);
   const locked: Record<string, string> = {};
   for (const [key, info] of Object.entries(lock.packages)) {
     const name = key.match(/^node_modules\/((?:@[^/]+\/)?[^/]+)$/)?.[1];
@@ -151,33 +149,21 @@ export function prepareOldClient(repoRoot: string, workDir: string): OldClientSo
  * whose text changed (old text from the extracted tree, new from the
  * working tree). `oldFiles` and `newFiles` are metafile paths (BundleResult.ownFiles).
  */
-export function ownCodeDiff(
-  repoRoot: string,
-  sources: OldClientSources,
-  oldFiles: string[],
-  newFiles: string[],
-): { onlyOld: string[]; onlyNew: string[]; changed: string[] } {
-  const oldPrefix = `${relative(repoRoot, sources.dir).split(sep).join('/')}/`;
+export function ownCodeDiff(sources: OldClientSources, oldFiles: string[], newFiles: string[]): { onlyOld: string[]; onlyNew: string[]; changed: string[] } {
+  const oldPrefix = `${relative(REPO_ROOT, sources.dir).split(sep).join('/')}/`;
   const before = oldFiles.filter((f) => f.startsWith(oldPrefix)).map((f) => f.slice(oldPrefix.length));
   const text = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : undefined);
   return {
     onlyOld: before.filter((f) => !newFiles.includes(f)),
     onlyNew: newFiles.filter((f) => !before.includes(f)),
-    changed: before.filter((f) => newFiles.includes(f) && text(join(sources.dir, f)) !== text(join(repoRoot, f))),
+    changed: before.filter((f) => newFiles.includes(f) && text(join(sources.dir, f)) !== text(join(REPO_ROOT, f))),
   };
 }
 
 /** Packages the old bundles contain whose installed version (this checkout's node_modules) is not the one the old commit locked. */
-export function versionDrift(repoRoot: string, sources: OldClientSources, packages: string[]): Array<{ name: string; locked?: string; installed?: string }> {
-  const installed = (name: string): string | undefined => {
-    try {
-      return (JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version?: string }).version;
-    } catch {
-      return undefined;
-    }
-  };
+export function versionDrift(sources: OldClientSources, packages: string[]): Array<{ name: string; locked?: string; installed?: string }> {
   return [...new Set(packages)]
     .filter((name) => name !== '(own code)' && name !== sources.signer.name)
-    .map((name) => ({ name, locked: sources.locked[name], installed: installed(name) }))
+    .map((name) => ({ name, locked: sources.locked[name], installed: installedVersion(name) }))
     .filter((p) => p.locked !== p.installed);
 }

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { ROUTES } from '#app/routes.js';
+import { DEFAULT_MEMORY_MB } from '../../infra/bundling.js';
 
 /**
  * AWS list prices the bench turns measured usage into, us-east-1.
@@ -43,31 +43,15 @@ export interface FunctionMemory {
 }
 
 /**
- * Memory sizes as the CDK stack deploys them: infra/stack.ts gives every
- * worker and every route without `memoryMb` its DEFAULT_MEMORY_MB. Read
- * from the source text so the bench follows the stack; falls back to
- * 256 MB (and says so) if the constant cannot be found.
+ * Memory sizes as the CDK stack deploys them: every worker and every route
+ * without `memoryMb` gets DEFAULT_MEMORY_MB (infra/bundling.ts).
  */
-export function functionMemory(repoRoot: string, routeMemoryMb: { run?: number; listen?: number }): FunctionMemory {
-  let defaultMb: number | undefined;
-  let workerUsesDefault = false;
-  try {
-    const text = readFileSync(join(repoRoot, 'infra', 'stack.ts'), 'utf8');
-    const match = /const DEFAULT_MEMORY_MB\s*=\s*(\d+)/.exec(text);
-    defaultMb = match ? Number(match[1]) : undefined;
-    workerUsesDefault = /const workerSpec[\s\S]{0,400}?memoryMb:\s*DEFAULT_MEMORY_MB/.test(text);
-  } catch {
-    defaultMb = undefined;
-  }
-  const fallback = 256;
-  const base = defaultMb ?? fallback;
+export function functionMemory(): FunctionMemory {
+  const routeMemoryMb = (path: string) => ROUTES.find((r) => r.path === path)?.memoryMb;
   return {
-    workerMb: base,
-    apiMb: routeMemoryMb.run ?? base,
-    streamMb: routeMemoryMb.listen ?? base,
-    source:
-      defaultMb === undefined
-        ? `assumed ${fallback} MB: DEFAULT_MEMORY_MB not found in infra/stack.ts`
-        : `infra/stack.ts DEFAULT_MEMORY_MB = ${defaultMb}${workerUsesDefault ? ' (queue workers always use it)' : ' (worker memory assumed to be the default)'}; routes use their memoryMb from lib/app/routes.ts, else the default`,
+    workerMb: DEFAULT_MEMORY_MB,
+    apiMb: routeMemoryMb('/v1/workflow-requests/run') ?? DEFAULT_MEMORY_MB,
+    streamMb: routeMemoryMb('/v1/workflow-requests/{id}/listen') ?? DEFAULT_MEMORY_MB,
+    source: `infra/bundling.ts DEFAULT_MEMORY_MB = ${DEFAULT_MEMORY_MB} (queue workers always use it); routes use their memoryMb from lib/app/routes.ts, else the default`,
   };
 }

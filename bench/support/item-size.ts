@@ -1,7 +1,7 @@
 /**
  * DynamoDB item sizes as DynamoDB bills them, from the wire format
  * (`{"S": "..."}`, `{"N": "..."}`, ...), for the bench's AWS-rule capacity
- * figures (bench/counting-proxy.ts). The rules (AWS Developer Guide, "Item
+ * figures (bench/support/dynamo-proxy.ts). The rules (AWS Developer Guide, "Item
  * sizes and formats"): an item is the sum of its attribute names (UTF-8
  * bytes) and values; a string is its UTF-8 length, a binary its byte length,
  * a number about (significant digits / 2) + 1 bytes, a Boolean or null
