@@ -1,5 +1,4 @@
-import { allowedMethods } from '#app/routes.js';
-import { MethodNotAllowedError, NotFoundError } from '#platform/errors.js';
+import { unservedRouteError } from '#app/routes.js';
 import { httpHandler } from '#platform/http/handler.js';
 
 /**
@@ -7,7 +6,5 @@ import { httpHandler } from '#platform/http/handler.js';
  * including the legacy chat-completions path named in token answers.
  */
 export const handler = httpHandler({ auth: 'none' }, async ({ event }) => {
-  const allowed = allowedMethods(event.rawPath);
-  if (allowed.length > 0) throw new MethodNotAllowedError(allowed);
-  throw new NotFoundError(`No endpoint at ${event.requestContext.http.method} ${event.rawPath}.`);
+  throw unservedRouteError(event.requestContext.http.method, event.rawPath);
 });

@@ -16,7 +16,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { QUEUES } from '#app/queues.js';
 import { ROUTES, type RouteDefinition, type TableAccess } from '#app/routes.js';
-import { OUTBOUND_VARIABLES } from '#net/outbound-settings.js';
+import { OUTBOUND_VARIABLES, type OutboundVariable, outboundVariable } from '#net/outbound-settings.js';
 import { dlqName, type QueueDefinition, queueUrlVariable } from '#platform/queues.js';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
 import { BUNDLE, DEFAULT_MEMORY_MB, ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from './bundling.js';
@@ -72,11 +72,10 @@ const ACCESS_RANK: Record<TableAccess, number> = { none: 0, read: 1, readwrite: 
  */
 export function workerEnvironmentOf(environment: Readonly<Record<string, string>> = {}): Record<string, string> {
   const out: Record<string, string> = { ...environment };
-  for (const [name, aliases] of Object.entries(OUTBOUND_VARIABLES)) {
-    for (const alias of aliases) {
-      if (!out[name] && out[alias]) out[name] = out[alias];
-      delete out[alias];
-    }
+  for (const name of Object.keys(OUTBOUND_VARIABLES) as OutboundVariable[]) {
+    const found = outboundVariable(name, environment);
+    for (const alias of OUTBOUND_VARIABLES[name]) delete out[alias];
+    if (found) out[name] = found.value;
   }
   return out;
 }

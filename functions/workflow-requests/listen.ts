@@ -1,12 +1,9 @@
 import { bearerAuth } from '#accounts/bearer-auth.js';
 import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
-import { allowedMethods, matchRoute } from '#app/routes.js';
+import { matchRoute, unservedRouteError } from '#app/routes.js';
 import { type RequestStreamDeps, requestStream, requestStreamDeps } from '#execution/request-stream.js';
-import { MethodNotAllowedError, NotFoundError } from '#platform/errors.js';
 import { streamingHttpHandler } from '#platform/http/handler.js';
 import type { HttpEvent } from '#platform/http/types.js';
-
-export { streamMetrics } from '#execution/stream.js';
 
 /**
  * `GET /v1/workflow-requests/{id}/listen`, served by the response-streaming
@@ -20,9 +17,7 @@ function pathParameters(event: HttpEvent): Record<string, string> {
   const path = event.rawPath ?? '/';
   const matched = matchRoute(method, path);
   if (matched?.route.id === 'WorkflowRequestsListen') return matched.params;
-  const allowed = allowedMethods(path);
-  if (allowed.length > 0) throw new MethodNotAllowedError(allowed);
-  throw new NotFoundError(`No endpoint at ${method} ${path}.`);
+  throw unservedRouteError(method, path);
 }
 
 export const makeHandler = (deps: ListenDeps = { ...requestStreamDeps(), tokens: tokensRepo() }) =>

@@ -1,3 +1,4 @@
+import { type DomainError, MethodNotAllowedError, NotFoundError } from '#platform/errors.js';
 /**
  * The one route table. The CDK stack creates one Lambda function and one
  * API Gateway route per entry; the local gateway routes HTTP to the same
@@ -43,7 +44,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   { id: 'WorkflowEntryNodes', method: 'GET', path: '/v1/workflows/{id}/entry-nodes', entry: 'functions/workflows/entry-nodes.ts', table: 'read' },
   { id: 'ChatsCreate', method: 'POST', path: '/v1/chats', entry: 'functions/chats/create.ts', table: 'readwrite' },
   { id: 'ChatsGet', method: 'GET', path: '/v1/chats/{id}', entry: 'functions/chats/get.ts', table: 'read' },
-  // Workflow execution (lib/engine).
+  // Workflow execution (lib/execution).
   {
     id: 'WorkflowRequestsRun',
     method: 'POST',
@@ -129,6 +130,12 @@ export function matchRoute(method: string, path: string, routes: readonly RouteD
 /** Methods served at a path, so `$default` can tell 405 from 404. */
 export function allowedMethods(path: string, routes: readonly RouteDefinition[] = ROUTES): string[] {
   return [...new Set(routes.filter((r) => r.path !== '$default' && patternOf(r).test(path)).map((r) => r.method))];
+}
+
+/** What a request no route serves gets: 405 naming the methods the path does answer, else 404. */
+export function unservedRouteError(method: string, path: string, routes: readonly RouteDefinition[] = ROUTES): DomainError {
+  const allowed = allowedMethods(path, routes);
+  return allowed.length > 0 ? new MethodNotAllowedError(allowed) : new NotFoundError(`No endpoint at ${method} ${path}.`);
 }
 
 function safeDecode(value: string): string {

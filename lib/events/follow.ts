@@ -120,6 +120,13 @@ export async function* follow<T, H extends LogHead>(source: EventLogSource<T, H>
     return reason !== undefined;
   };
 
+  /** A fresh read of the state; undefined, and the stream ends (`gone`), when the followed thing is gone. */
+  const reread = async (): Promise<H | undefined> => {
+    const current = await source.head();
+    if (!current) reason = 'gone';
+    return current;
+  };
+
   /** Waits `ms`, sending keepalives as they fall due; false when the stream must end instead. */
   async function* wait(ms: number): AsyncGenerator<FollowFrame<T>, boolean, undefined> {
     const until = Date.now() + ms;
@@ -173,11 +180,8 @@ export async function* follow<T, H extends LogHead>(source: EventLogSource<T, H>
         checkResume = false;
         const resume = { afterSeq: state.lastSeq, watermark: allocatedUpTo, firstSeq: page.events[0]?.seq, nowMs: now };
         if (source.resumeNeedsSnapshot?.(resume)) {
-          const current = await source.head();
-          if (!current) {
-            reason = 'gone';
-            break;
-          }
+          const current = await reread();
+          if (!current) break;
           if (yield* snapshot(current)) reason = 'terminal';
           continue;
         }
@@ -199,11 +203,8 @@ export async function* follow<T, H extends LogHead>(source: EventLogSource<T, H>
       // or its event was lost. Confirm with a fresh read once the writers
       // have had time to append their last events, then send the state.
       if (terminalSeenAt !== undefined && page.complete && state.lastSeq >= allocatedUpTo && now - terminalSeenAt >= timing.gapGraceMs) {
-        const current = await source.head();
-        if (!current) {
-          reason = 'gone';
-          break;
-        }
+        const current = await reread();
+        if (!current) break;
         if (current.watermark <= state.lastSeq) {
           frames += 1;
           reason = 'terminal';
@@ -215,11 +216,8 @@ export async function* follow<T, H extends LogHead>(source: EventLogSource<T, H>
       } else if (terminalSeenAt === undefined && now - Math.max(lastProgress, lastCheck) >= timing.idleCheckMs) {
         // Idle: a terminal state whose event never got written is found here.
         lastCheck = now;
-        const current = await source.head();
-        if (!current) {
-          reason = 'gone';
-          break;
-        }
+        const current = await reread();
+        if (!current) break;
         allocatedUpTo = Math.max(allocatedUpTo, current.watermark);
         if (current.terminal) terminalSeenAt = now;
       }
@@ -234,10 +232,7 @@ export async function* follow<T, H extends LogHead>(source: EventLogSource<T, H>
   }
 }
 
-/** A frame as SSE text: `id:` and one JSON `data:` line, or the specification's keepalive. */
-export const sseText = <T>(frame: FollowFrame<T>): string => (frame.kind === 'keepalive' ? KEEPALIVE_FRAME : jsonFrame(frame.data, frame.id));
-
-/** The frames as SSE text, for a response body (`streamBody` in lib/platform/http/streaming.ts). */
+/** The frames as SSE text (`id:` and one JSON `data:` line, or the specification's keepalive), for a response body (`streamBody` in lib/platform/http/streaming.ts). */
 export async function* sse<T>(frames: AsyncIterable<FollowFrame<T>>): AsyncGenerator<string, void, undefined> {
-  for await (const frame of frames) yield sseText(frame);
+  for await (const frame of frames) yield frame.kind === 'keepalive' ? KEEPALIVE_FRAME : jsonFrame(frame.data, frame.id);
 }

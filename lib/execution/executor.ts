@@ -5,7 +5,6 @@ import { flushDeferredMarks } from './propagate.js';
 import { runNode } from './run-node.js';
 
 export type { EngineDeps, Invocation } from './invocation.js';
-export { RetryLater } from './retry-later.js';
 
 /**
  * Processes one node task under at-least-once delivery, in an invocation

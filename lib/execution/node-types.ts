@@ -1,9 +1,7 @@
 import { edgeTaken, evaluateJsonata } from '#expressions/jsonata.js';
 import type { WorkerRuntime } from './node-runner.js';
 
-export { edgeTaken, evaluateJsonata } from '#expressions/jsonata.js';
-export { NodeFailure } from './node-failure.js';
-export type { NodeRunContext, NodeRunner } from './node-runner.js';
+export { edgeTaken } from '#expressions/jsonata.js';
 
 /**
  * The node worker's runtime: the node types that compute an output in

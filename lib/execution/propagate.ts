@@ -42,10 +42,7 @@ export async function afterSettled(deps: Invocation, request: WorkflowRequest, g
       }
       // A child with one parent is ready when that parent settles: a read
       // instead of the fan-in bookkeeping write.
-      const child =
-        (graph.parents.get(edge.to)?.length ?? 0) === 1
-          ? await onlyParentDone(deps, request.id, edge.to, parent.node_id, activated)
-          : await deps.requests.markParentsDone(request.id, edge.to, [parent.node_id], activated ? [parent.node_id] : []);
+      const child = await onlyParentDone(deps, request.id, edge.to, parent.node_id, activated);
       if (child) await dispatchChild(deps, request, graph, child, next);
     }
   }

@@ -11,7 +11,6 @@ import { type RequestEventsReader, requestEventsReader, type WatermarkedRequest 
 import {
   eventPayload,
   isTerminalPayload,
-  isTerminalStatus,
   listenerMeter,
   requestPayload,
   resumeNeedsSnapshot,
@@ -20,12 +19,12 @@ import {
   snapshotPayloads,
   snapshotSettled,
 } from './stream.js';
-import { EVENT_RETENTION_SECONDS } from './workflow-requests-repository.js';
+import { EVENT_RETENTION_SECONDS, isTerminalRequest } from './workflow-requests-repository.js';
 
 /** A workflow request read with its event log watermark, as the follow loop sees it. */
 export type RequestHead = { request: WatermarkedRequest; watermark: number; terminal: boolean };
 
-const headOf = (request: WatermarkedRequest): RequestHead => ({ request, watermark: request.event_seq, terminal: isTerminalStatus(request.status) });
+const headOf = (request: WatermarkedRequest): RequestHead => ({ request, watermark: request.event_seq, terminal: isTerminalRequest(request.status) });
 
 /**
  * A workflow request's event log as `follow` reads it (lib/events/follow.ts):

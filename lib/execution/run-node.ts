@@ -26,6 +26,15 @@ import { type FailureInfo, isTerminalNode, isTerminalRequest, type NodeExecution
 /** A node execution is one DynamoDB item (400 KB at most); its output must leave room for the rest. */
 export const MAX_OUTPUT_BYTES = 300_000;
 const outputTooLarge = (output: unknown): boolean => Buffer.byteLength(JSON.stringify(output ?? null)) > MAX_OUTPUT_BYTES;
+const outputTooLargeFailure = () => new NodeFailure('output_too_large', `The node output exceeds ${MAX_OUTPUT_BYTES} bytes of JSON.`, false);
+
+/** Leave the invocation a margin to record the outcome, but never eat the whole budget. */
+const nodeTimeoutMs = (definition: WorkflowNode, budgetMs: number): number =>
+  Math.max(1, Math.min(definition.timeout_ms ?? 300_000, budgetMs - Math.min(5_000, budgetMs / 5)));
+
+/** What a node records of an error: a Failure's code and message, anything else as internal. */
+const failureInfo = (error: unknown): FailureInfo =>
+  error instanceof Failure ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The node failed unexpectedly.' };
 
 // Versions are immutable: one read per container and version is enough.
 const versionCache = new Map<string, Graph>();
@@ -99,21 +108,18 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
     await deps.enqueue([{ request_id: request.id, node_id: node.node_id, node_type: node.node_type }]);
     return;
   }
-  const pureDefinition = graph.nodes.get(node.node_id);
-  if (isPure(pureDefinition) && node.status !== 'in_progress') {
-    await runPure(deps, request, graph, pureDefinition, node);
+  const definition = graph.nodes.get(node.node_id);
+  if (isPure(definition) && node.status !== 'in_progress') {
+    await runPure(deps, request, graph, definition, node);
     return;
   }
 
   const now = Date.now();
   if (node.status === 'in_progress' && (node.lease_expires_at ?? 0) > now) throw new RetryLater(`node ${node.node_id} is running elsewhere`);
 
-  const definition = graph.nodes.get(node.node_id);
   if (!definition) throw new Error(`node ${node.node_id} is not in version ${request.workflow_version_id}`);
   const input = await nodeInput(deps, request, graph, node.node_id);
-  // Leave the invocation a margin to record the outcome, but never eat the whole budget.
-  const budget = deps.deadline();
-  const timeoutMs = Math.max(1, Math.min(definition.timeout_ms ?? 300_000, budget - Math.min(5_000, budget / 5)));
+  const timeoutMs = nodeTimeoutMs(definition, deps.deadline());
   const claimed = await deps.requests.transitionNode(
     request.id,
     node.node_id,
@@ -144,14 +150,7 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
     return;
   }
   if (outputTooLarge(output)) {
-    await handleFailure(
-      deps,
-      request,
-      graph,
-      definition,
-      claimed,
-      new NodeFailure('output_too_large', `The node output exceeds ${MAX_OUTPUT_BYTES} bytes of JSON.`, false),
-    );
+    await handleFailure(deps, request, graph, definition, claimed, outputTooLargeFailure());
     return;
   }
   const completedAt = new Date().toISOString();
@@ -178,13 +177,12 @@ async function runPure(deps: Invocation, request: WorkflowRequest, graph: Graph,
   const startedAt = new Date().toISOString();
   await markRequestStarted(deps, request, startedAt);
   const input = await nodeInput(deps, request, graph, node.node_id);
-  const budget = deps.deadline();
-  const timeoutMs = Math.max(1, Math.min(definition.timeout_ms ?? 300_000, budget - Math.min(5_000, budget / 5)));
+  const timeoutMs = nodeTimeoutMs(definition, deps.deadline());
   const attempt = node.attempt_count + 1;
   let set: Partial<NodeExecution> & { status: 'completed' | 'failed' };
   try {
     const output = await runWithTimeout(deps.runtime, definition, input, timeoutMs, request, { ...node, input_data: input, attempt_count: attempt });
-    if (outputTooLarge(output)) throw new NodeFailure('output_too_large', `The node output exceeds ${MAX_OUTPUT_BYTES} bytes of JSON.`, false);
+    if (outputTooLarge(output)) throw outputTooLargeFailure();
     set = {
       status: 'completed',
       input_data: input,
@@ -194,9 +192,14 @@ async function runPure(deps: Invocation, request: WorkflowRequest, graph: Graph,
       completed_at: new Date().toISOString(),
     };
   } catch (error) {
-    const failure =
-      error instanceof Failure ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The node failed unexpectedly.' };
-    set = { status: 'failed', input_data: input, error: failure, attempt_count: attempt, started_at: startedAt, failed_at: new Date().toISOString() };
+    set = {
+      status: 'failed',
+      input_data: input,
+      error: failureInfo(error),
+      attempt_count: attempt,
+      started_at: startedAt,
+      failed_at: new Date().toISOString(),
+    };
   }
   if (!(await deps.requests.settleNode(request.id, node.node_id, ['pending', 'blocked'], set, node.attempt_count))) return;
   const settled = { ...node, ...set };
@@ -231,8 +234,7 @@ async function runWithTimeout(
 }
 
 async function handleFailure(deps: Invocation, request: WorkflowRequest, graph: Graph, definition: WorkflowNode, node: NodeExecution, error: unknown) {
-  const failure: FailureInfo =
-    error instanceof Failure ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The node failed unexpectedly.' };
+  const failure = failureInfo(error);
   if (shouldRetry(definition.retry, node.attempt_count, error)) {
     const requeued = await deps.requests.transitionNode(request.id, node.node_id, ['in_progress'], { status: 'pending', error: failure, lease_expires_at: 0 });
     if (requeued) {

@@ -1,4 +1,4 @@
-import { DEADLINE_MARGIN_MS, DEFAULT_STREAM_MAX_SECONDS, FOLLOW_TIMING } from '#events/log.js';
+import { DEADLINE_MARGIN_MS, FOLLOW_TIMING } from '#events/log.js';
 import type { ReadMeter } from './request-events.js';
 import { nodeEventView, requestEventView } from './views.js';
 import { isTerminalNode, isTerminalRequest, type NodeExecution, type RequestEvent, type WorkflowRequest } from './workflow-requests-repository.js';
@@ -14,16 +14,12 @@ export const STREAM_TIMING = {
   ...FOLLOW_TIMING,
   /** The stream ends this long before the Lambda invocation's deadline. */
   deadlineMarginMs: DEADLINE_MARGIN_MS,
-  /** The specification's connection time-out; STREAM_MAX_SECONDS overrides it. */
-  defaultMaxSeconds: DEFAULT_STREAM_MAX_SECONDS,
 } as const;
 
 export type StreamPayload = RequestEvent['data'];
 
-export const isTerminalStatus = isTerminalRequest;
-
 /** A payload whose `workflow_request.status` is completed, failed or stopped ends the stream (Events 6). */
-export const isTerminalPayload = (payload: StreamPayload): boolean => isTerminalStatus(payload.workflow_request?.status);
+export const isTerminalPayload = (payload: StreamPayload): boolean => isTerminalRequest(payload.workflow_request?.status);
 
 /**
  * A finished request whose nodes are not all settled is still being
@@ -32,7 +28,7 @@ export const isTerminalPayload = (payload: StreamPayload): boolean => isTerminal
  * unfinished nodes.
  */
 export const snapshotSettled = (request: Pick<WorkflowRequest, 'status'>, nodes: readonly Pick<NodeExecution, 'status'>[]): boolean =>
-  !isTerminalStatus(request.status) || nodes.every((n) => isTerminalNode(n.status));
+  !isTerminalRequest(request.status) || nodes.every((n) => isTerminalNode(n.status));
 
 /**
  * On resume, `afterSeq + 1` had to exist if the watermark is past it. When

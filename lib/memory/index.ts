@@ -3,12 +3,9 @@
  * chat's recent messages and writes its exchange back.
  */
 import type { TableRef } from '#platform/table/table.js';
-import { memoryRepo } from './memory-repository.js';
+import { type MemoryRepo, memoryRepo } from './memory-repository.js';
 
 export type { MemoryMessage } from './memory-repository.js';
 
-export const agentMemory = (table?: TableRef) => {
-  const repo = memoryRepo(table);
-  return { recent: repo.recent.bind(repo), appendExchange: repo.appendExchange.bind(repo) };
-};
-export type AgentMemory = ReturnType<typeof agentMemory>;
+export type AgentMemory = Pick<MemoryRepo, 'recent' | 'appendExchange'>;
+export const agentMemory = (table?: TableRef): AgentMemory => memoryRepo(table);

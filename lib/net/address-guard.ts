@@ -80,15 +80,17 @@ export function parseCidr(text: string): Cidr | undefined {
   const width = family === 4 ? 32 : 128;
   const bits = prefix === undefined ? width : Number(prefix);
   if (!Number.isInteger(bits) || bits < 0 || bits > width || (prefix !== undefined && !/^\d+$/.test(prefix))) return undefined;
-  const mask = ((1n << BigInt(width)) - 1n) ^ ((1n << BigInt(width - bits)) - 1n);
-  return { family, base: (v4 ?? v6)! & mask, bits };
+  return { family, base: (v4 ?? v6)! & prefixMask(family, bits), bits };
+}
+
+/** The network mask of a `/bits` prefix. */
+function prefixMask(family: 4 | 6, bits: number): bigint {
+  const width = family === 4 ? 32 : 128;
+  return ((1n << BigInt(width)) - 1n) ^ ((1n << BigInt(width - bits)) - 1n);
 }
 
 function inCidr(family: 4 | 6, value: bigint, cidr: Cidr): boolean {
-  if (family !== cidr.family) return false;
-  const width = family === 4 ? 32 : 128;
-  const mask = ((1n << BigInt(width)) - 1n) ^ ((1n << BigInt(width - cidr.bits)) - 1n);
-  return (value & mask) === cidr.base;
+  return family === cidr.family && (value & prefixMask(family, cidr.bits)) === cidr.base;
 }
 
 const cidrs = (table: Array<[string, string]>) => table.map(([cidr, reason]) => ({ cidr: parseCidr(cidr)!, reason }));

@@ -4,20 +4,14 @@
  * Nothing here loads the definition validator or JSONata.
  */
 import type { TableRef } from '#platform/table/table.js';
-import { chatsRepo } from './chats-repository.js';
-import { workflowsRepo } from './workflows-repository.js';
+import { type ChatsRepo, chatsRepo } from './chats-repository.js';
+import { type WorkflowsRepo, workflowsRepo } from './workflows-repository.js';
 
 export type { HttpConfig, NodeType, WorkflowDefinition, WorkflowEdge, WorkflowNode } from './schemas/workflow-definition.js';
 export type { WorkflowVersion } from './workflows-repository.js';
 
 /** A workflow version of an account by id (undefined when it is not that account's). */
-export const workflowVersions = (table?: TableRef) => {
-  const repo = workflowsRepo(table);
-  return { getVersion: (accountId: string, versionId: string) => repo.getVersion(accountId, versionId) };
-};
+export const workflowVersions = (table?: TableRef): Pick<WorkflowsRepo, 'getVersion'> => workflowsRepo(table);
 
 /** A chat of an account by id (undefined when it is not that account's). */
-export const chatLookup = (table?: TableRef) => {
-  const repo = chatsRepo(table);
-  return { get: (accountId: string, chatId: string) => repo.get(accountId, chatId) };
-};
+export const chatLookup = (table?: TableRef): Pick<ChatsRepo, 'get'> => chatsRepo(table);

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
-import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
+import { cancellationReasons, defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import { isUuid } from '#platform/uuid.js';
 import type { WorkflowDefinition } from './schemas/workflow-definition.js';
 
@@ -66,8 +66,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Why a version transaction was cancelled: the workflow item's condition or a concurrent transaction (retry), or the version item. */
 function cancellation(error: unknown): 'race' | 'version_exists' | undefined {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
-  const [workflow, version] = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
+  const reasons = cancellationReasons(error);
+  if (!reasons) return undefined;
+  const [workflow, version] = reasons;
   if (version?.Code === 'ConditionalCheckFailed') return 'version_exists';
   if (workflow?.Code === 'ConditionalCheckFailed' || workflow?.Code === 'TransactionConflict' || version?.Code === 'TransactionConflict') return 'race';
   return undefined;

@@ -21,7 +21,7 @@ const clone = <T>(value: T): T => structuredClone(value);
  * set-valued fan-in marks), so the engine's logic is tested without a table.
  * `calls` counts every method, for asserting what a step wrote.
  */
-export function fakeRequests() {
+function fakeRequests() {
   const requests = new Map<string, WorkflowRequest>();
   const nodes = new Map<string, NodeExecution>();
   const events: Array<{ requestId: string; data: RequestEvent['data'] }> = [];
@@ -177,3 +177,6 @@ export function definitionOf(nodes: Array<[string, string, Record<string, unknow
     edges: edges.map(([from, to, when]) => ({ from, to, ...(when !== undefined ? { when } : {}) })),
   } as unknown as WorkflowDefinition;
 }
+
+/** Transform nodes for `definitionOf`, one per id. */
+export const transforms = (...ids: string[]) => ids.map((id): [string, string] => [id, 'transform']);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { vi } from 'vitest';
+import { isTerminalRequest } from '#execution/workflow-requests-repository.js';
 import { bearer } from './stack.js';
 
 /** JSON over HTTP with a bearer token; the body parsed, headers kept. */
@@ -54,8 +55,7 @@ export function settledTree(api: Api, requestId: string, timeoutMs = 20_000): Pr
   return vi.waitFor(
     async () => {
       const tree = (await api('GET', `/v1/workflow-requests/${requestId}/tree`)).body as Tree;
-      if (!['completed', 'failed', 'stopped'].includes(tree.workflow_request.status))
-        throw new Error(`request still ${tree.workflow_request.status}: ${JSON.stringify(tree)}`);
+      if (!isTerminalRequest(tree.workflow_request.status)) throw new Error(`request still ${tree.workflow_request.status}: ${JSON.stringify(tree)}`);
       return tree;
     },
     { timeout: timeoutMs, interval: 100 },

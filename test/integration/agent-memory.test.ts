@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
+import { apiFor, settledTree } from '../helpers/workflows.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let user: Awaited<ReturnType<typeof signedUpUser>>;
@@ -40,15 +41,10 @@ afterAll(async () => {
   await stack.stop();
 });
 
-const api = async (method: string, path: string, body?: unknown, token = user.token) => {
-  const response = await fetch(`${stack.url}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...bearer(token) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-};
+const api = apiFor(
+  () => stack.url,
+  () => user.token,
+);
 
 async function agentVersion(model: string, systemPrompt = 'Be brief.') {
   const agentId = randomUUID();
@@ -63,14 +59,8 @@ async function agentVersion(model: string, systemPrompt = 'Be brief.') {
 async function runToEnd(body: Record<string, unknown>) {
   const started = await api('POST', '/v1/workflow-requests/run', body);
   assert.equal(started.status, 202, JSON.stringify(started.body));
-  return vi.waitFor(
-    async () => {
-      const tree = (await api('GET', `/v1/workflow-requests/${started.body.workflow_request_id}/tree`)).body;
-      if (!['completed', 'failed', 'stopped'].includes(tree.workflow_request.status)) throw new Error('request did not finish');
-      return tree;
-    },
-    { timeout: 20_000, interval: 100 },
-  );
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read agent-specific fields (children, usage) the Tree type leaves out
+  return (await settledTree(api, started.body.workflow_request_id)) as any;
 }
 
 describe('agent nodes and context memory', () => {
@@ -120,7 +110,7 @@ describe('agent nodes and context memory', () => {
     assert.ok(seen.every((m) => m.context_memory_id === chat.body.id && m.agent_node_id === agentId));
 
     const other = await signedUpUser(stack);
-    const foreign = await api('GET', `/v1/chat-memory/${agentId}?chat_id=${chat.body.id}`, undefined, other.token);
+    const foreign = await api('GET', `/v1/chat-memory/${agentId}?chat_id=${chat.body.id}`, undefined, bearer(other.token));
     assert.equal(foreign.status, 200);
     assert.deepEqual(foreign.body.messages, []);
   });

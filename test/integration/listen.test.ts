@@ -8,7 +8,7 @@ import { enqueueNodeTasks, type NodeTask } from '#execution/node-queue.js';
 import { requestEventsReader } from '#execution/request-events.js';
 import { startRequest } from '#execution/start.js';
 import { streamMetrics } from '#execution/stream.js';
-import { workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { REQUEST_TERMINAL, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
 import { keys, ttlFromDate } from '#platform/table/keys.js';
 import { chatsRepo } from '#workflows/chats-repository.js';
 import { workflowsRepo } from '#workflows/workflows-repository.js';
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const TERMINAL = ['completed', 'failed', 'stopped'];
+const TERMINAL: readonly string[] = REQUEST_TERMINAL;
 const listenPath = (id: string) => `/v1/workflow-requests/${id}/listen`;
 
 const api = apiFor(

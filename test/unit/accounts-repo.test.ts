@@ -1,21 +1,16 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { accountsRepo } from '#accounts/accounts-repository.js';
 import { transactionsRepo } from '#accounts/transactions-repository.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { cancelled, conditionFailed, mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
-const { db, mock } = mockedDynamoDb();
-const table = { db, tableName: 't' };
+const { mock, table } = mockedDynamoDb();
 
 beforeEach(() => mock.reset());
-
-const cancelled = () =>
-  new TransactionCanceledException({ message: 'x', $metadata: {}, CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed' }] });
 
 describe('accounts', () => {
   test('create writes the account and its email guard in one transaction, email lower-cased', async () => {
@@ -34,7 +29,7 @@ describe('accounts', () => {
   });
 
   test('a taken email is a ConflictError', async () => {
-    mock.on(TransactWriteCommand).rejects(cancelled());
+    mock.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
     await assert.rejects(
       accountsRepo(table).create({ id: randomUUID(), email: 'a@example.com', passwordHash: 'h', plan: 'pro', balanceMicroUsd: 0, extraUsage: false }),
       ConflictError,
@@ -42,7 +37,7 @@ describe('accounts', () => {
   });
 
   test('suspending an unknown account is NotFound', async () => {
-    mock.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'x', $metadata: {} }));
+    mock.on(UpdateCommand).rejects(conditionFailed());
     await assert.rejects(accountsRepo(table).setSuspended(randomUUID(), true), NotFoundError);
   });
 });
@@ -61,7 +56,7 @@ describe('transactions', () => {
   });
 
   test('a credit to an unknown account is NotFound', async () => {
-    mock.on(TransactWriteCommand).rejects(cancelled());
+    mock.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
     await assert.rejects(transactionsRepo(table).credit({ id: 'x', accountId: randomUUID(), amountMicroUsd: 5, description: null }), NotFoundError);
   });
 });

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, test, vi } from 'vitest';
 import { batchPut } from '#platform/table/batch.js';
 import { keys } from '#platform/table/keys.js';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();
 
@@ -60,7 +59,7 @@ describe('batchPut', () => {
   });
 
   test('a failed call propagates unchanged', async () => {
-    const error = new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
+    const error = throttled();
     mock.on(BatchWriteCommand).rejects(error);
     await assert.rejects(batchPut(db, 't', items(2)), (e) => e === error);
   });

@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { ConflictError } from '#platform/errors.js';
 import { STATUS_OF } from '#platform/http/problem.js';
 import { keys } from '#platform/table/keys.js';
 import { type Chat, chatsRepo } from '#workflows/chats-repository.js';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 
-const { db, mock } = mockedDynamoDb();
-const repo = chatsRepo({ db, tableName: 't' });
+const { mock, table } = mockedDynamoDb();
+const repo = chatsRepo(table);
 
 const accountId = randomUUID();
 const chat = (overrides: Partial<Chat> = {}): Chat => ({
@@ -35,12 +34,12 @@ describe('create', () => {
   });
 
   test('an existing chat id is a 409 chat_exists', async () => {
-    mock.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'x', $metadata: {} }));
+    mock.on(PutCommand).rejects(conditionFailed());
     await assert.rejects(repo.create(chat()), (e: unknown) => e instanceof ConflictError && e.code === 'chat_exists' && STATUS_OF[e.kind] === 409);
   });
 
   test('any other failure propagates unchanged', async () => {
-    const error = new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
+    const error = throttled();
     mock.on(PutCommand).rejects(error);
     await assert.rejects(repo.create(chat()), (e) => e === error);
   });

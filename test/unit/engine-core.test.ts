@@ -6,29 +6,27 @@ import { failDeadLetteredTask, finishRequest } from '#execution/finish.js';
 import { startRequest } from '#execution/start.js';
 import { ValidationError } from '#platform/errors.js';
 import { Failure } from '#platform/failure.js';
-import { definitionOf, fakeEngine } from '../helpers/fake-engine.js';
+import { definitionOf, fakeEngine, transforms } from '../helpers/fake-engine.js';
 
+type Engine = ReturnType<typeof fakeEngine>;
 const LONG = () => 60_000;
-const statuses = (engine: ReturnType<typeof fakeEngine>, requestId: string) =>
+const statuses = (engine: Engine, requestId: string) =>
   Object.fromEntries([...engine.store.nodes.values()].filter((n) => n.workflow_request_id === requestId).map((n) => [n.node_id, n.status]));
-const run = (engine: ReturnType<typeof fakeEngine>, input: Record<string, unknown> = {}) =>
+const run = (engine: Engine, input: Record<string, unknown> = {}) =>
   startRequest(engine.deps, 'acct', { workflow_version_id: engine.version.id, entry_node_ids: engine.version.entry_node_ids, payload: input });
+/** One delivery of the node's task; `remaining` is the invocation's time left. */
+const step = (engine: Engine, requestId: string, nodeId: string, remaining = LONG) =>
+  processNodeTask({ request_id: requestId, node_id: nodeId }, engine.deps, remaining);
+const queuedIds = (engine: Engine) => engine.queued.flatMap((q) => q.tasks.map((t) => t.node_id));
 
 describe('start', () => {
   test('creates the request and every node (entries pending, the rest blocked with their parent count), then queues the entries', async () => {
     // Prepare
     const engine = fakeEngine(
-      definitionOf(
-        [
-          ['a', 'transform'],
-          ['b', 'transform'],
-          ['c', 'transform'],
-        ],
-        [
-          ['a', 'c'],
-          ['b', 'c'],
-        ],
-      ),
+      definitionOf(transforms('a', 'b', 'c'), [
+        ['a', 'c'],
+        ['b', 'c'],
+      ]),
     );
     // Act
     const request = await run(engine);
@@ -36,19 +34,11 @@ describe('start', () => {
     assert.equal(engine.store.requests.get(request.id)?.status, 'pending');
     assert.deepEqual(statuses(engine, request.id), { a: 'pending', b: 'pending', c: 'blocked' });
     assert.equal(engine.store.node(request.id, 'c')?.parent_count, 2);
-    assert.deepEqual(engine.queued.flatMap((q) => q.tasks.map((t) => t.node_id)).sort(), ['a', 'b']);
+    assert.deepEqual(queuedIds(engine).sort(), ['a', 'b']);
   });
 
   test('an unknown version, a non-entry node or an unknown chat is refused before anything is written', async () => {
-    const engine = fakeEngine(
-      definitionOf(
-        [
-          ['a', 'transform'],
-          ['b', 'transform'],
-        ],
-        [['a', 'b']],
-      ),
-    );
+    const engine = fakeEngine(definitionOf(transforms('a', 'b'), [['a', 'b']]));
     await assert.rejects(startRequest(engine.deps, 'acct', { workflow_version_id: 'nope', entry_node_ids: ['a'] }), ValidationError);
     await assert.rejects(
       startRequest(engine.deps, 'acct', { workflow_version_id: engine.version.id, entry_node_ids: ['b'], chat_id: 'chat-9' }),
@@ -62,22 +52,15 @@ describe('start', () => {
 describe('run and propagate', () => {
   test('a pure chain runs inline in one invocation: each node settled once, the request completed, events appended in one flush', async () => {
     const engine = fakeEngine(
-      definitionOf(
-        [
-          ['a', 'transform'],
-          ['b', 'transform'],
-          ['c', 'transform'],
-        ],
-        [
-          ['a', 'b'],
-          ['b', 'c'],
-        ],
-      ),
+      definitionOf(transforms('a', 'b', 'c'), [
+        ['a', 'b'],
+        ['b', 'c'],
+      ]),
     );
     const request = await run(engine, { n: 1 });
     engine.queued.length = 0;
 
-    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG);
+    await step(engine, request.id, 'a');
 
     assert.deepEqual(statuses(engine, request.id), { a: 'completed', b: 'completed', c: 'completed' });
     assert.deepEqual(engine.store.node(request.id, 'c')?.output_data, { n: 4 });
@@ -88,68 +71,42 @@ describe('run and propagate', () => {
   });
 
   test('a redelivered task changes nothing: no settle succeeds twice, no event is added', async () => {
-    const engine = fakeEngine(
-      definitionOf(
-        [
-          ['a', 'transform'],
-          ['b', 'transform'],
-        ],
-        [['a', 'b']],
-      ),
-    );
+    const engine = fakeEngine(definitionOf(transforms('a', 'b'), [['a', 'b']]));
     const request = await run(engine);
-    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG);
+    await step(engine, request.id, 'a');
     const events = engine.store.events.length;
 
-    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG);
+    await step(engine, request.id, 'a');
 
     assert.equal(engine.store.events.length, events);
     assert.equal(engine.store.requests.get(request.id)?.status, 'completed');
   });
 
   test('near the deadline a ready child is queued instead of run inline', async () => {
-    const engine = fakeEngine(
-      definitionOf(
-        [
-          ['a', 'transform'],
-          ['b', 'transform'],
-        ],
-        [['a', 'b']],
-      ),
-    );
+    const engine = fakeEngine(definitionOf(transforms('a', 'b'), [['a', 'b']]));
     const request = await run(engine);
     engine.queued.length = 0;
 
-    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, () => 5_000);
+    await step(engine, request.id, 'a', () => 5_000);
 
     assert.deepEqual(statuses(engine, request.id), { a: 'completed', b: 'pending' });
-    assert.deepEqual(
-      engine.queued.flatMap((q) => q.tasks.map((t) => t.node_id)),
-      ['b'],
-    );
+    assert.deepEqual(queuedIds(engine), ['b']);
   });
 
   test('fan-in: the child waits for every parent, its marks are written once per invocation', async () => {
     const engine = fakeEngine(
-      definitionOf(
-        [
-          ['a', 'transform'],
-          ['b', 'transform'],
-          ['c', 'transform'],
-        ],
-        [
-          ['a', 'c'],
-          ['b', 'c'],
-        ],
-      ),
+      definitionOf(transforms('a', 'b', 'c'), [
+        ['a', 'c'],
+        ['b', 'c'],
+      ]),
     );
     const request = await run(engine);
 
-    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG);
+    await step(engine, request.id, 'a');
     assert.equal(engine.store.node(request.id, 'c')?.status, 'blocked');
     assert.equal(engine.store.requests.get(request.id)?.status, 'in_progress');
 
-    await processNodeTask({ request_id: request.id, node_id: 'b' }, engine.deps, LONG);
+    await step(engine, request.id, 'b');
     assert.equal(engine.store.node(request.id, 'c')?.status, 'completed');
     assert.equal(engine.store.calls.markParentsDone, 2);
     assert.equal(engine.store.requests.get(request.id)?.status, 'completed');
@@ -173,7 +130,7 @@ describe('run and propagate', () => {
     );
     const request = await run(engine);
 
-    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG);
+    await step(engine, request.id, 'a');
 
     assert.deepEqual(statuses(engine, request.id), { a: 'completed', yes: 'completed', no: 'skipped', after: 'skipped' });
     assert.equal(engine.store.requests.get(request.id)?.status, 'completed');
@@ -190,12 +147,12 @@ describe('run and propagate', () => {
     const request = await run(engine);
     engine.queued.length = 0;
 
-    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG);
+    await step(engine, request.id, 'a');
     assert.equal(engine.store.node(request.id, 'a')?.status, 'pending');
     assert.equal(engine.store.node(request.id, 'a')?.attempt_count, 1);
     assert.ok((engine.queued[0]?.delaySeconds ?? 0) > 0, 'requeued with a delay');
 
-    await processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG);
+    await step(engine, request.id, 'a');
     assert.equal(calls, 2);
     assert.equal(engine.store.node(request.id, 'a')?.status, 'failed');
     assert.deepEqual(engine.store.requests.get(request.id)?.error, { code: 'http_5xx', message: 'upstream failed' });
@@ -207,7 +164,7 @@ describe('run and propagate', () => {
     const request = await run(engine);
     Object.assign(engine.store.node(request.id, 'a')!, { status: 'in_progress', lease_expires_at: Date.now() + 60_000, attempt_count: 1 });
 
-    await assert.rejects(processNodeTask({ request_id: request.id, node_id: 'a' }, engine.deps, LONG), { name: 'RetryLater' });
+    await assert.rejects(step(engine, request.id, 'a'), { name: 'RetryLater' });
     assert.equal(engine.store.node(request.id, 'a')?.attempt_count, 1);
   });
 });

@@ -7,8 +7,7 @@ import { EVENT_PAGE_BYTES, workflowRequestsRepo } from '#execution/workflow-requ
 import { keys } from '#platform/table/keys.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
-const { db, mock } = mockedDynamoDb();
-const table = { db, tableName: 't' };
+const { mock, table } = mockedDynamoDb();
 
 beforeEach(() => mock.reset());
 

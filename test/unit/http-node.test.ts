@@ -8,9 +8,9 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { httpNode, httpNodeSettings } from '#execution/nodes/http.js';
 import { renderString, renderValue, wholeTemplate } from '#expressions/template.js';
-import { Failure } from '#platform/failure.js';
 import { checkDefinition } from '#workflows/definition-validation.js';
 import { WorkflowDefinitionInput, type WorkflowNode } from '#workflows/schemas/workflow-definition.js';
+import { fails } from '../helpers/failure.js';
 
 // ---------------------------------------------------------------- a local server
 
@@ -132,20 +132,6 @@ function call(config: Record<string, unknown>, input: Record<string, unknown> = 
     headers: Record<string, string>;
     body: unknown;
   }>;
-}
-
-/** Asserts that the call fails with this code and retryability; returns the failure. */
-async function fails(promise: Promise<unknown>, code: string, retryable: boolean): Promise<Failure> {
-  try {
-    await promise;
-  } catch (error) {
-    // The failure family the engine records on a node: the http node's own, or an expression's.
-    assert.ok(error instanceof Failure, `not a Failure: ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    assert.equal(error.retryable, retryable, `${code} retryable`);
-    return error;
-  }
-  assert.fail(`expected ${code}, got success`);
 }
 
 // ---------------------------------------------------------------- tests

@@ -6,19 +6,18 @@ import {
   IdempotencyRecordStatus,
 } from '@aws-lambda-powertools/idempotency';
 import { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
-import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, test, vi } from 'vitest';
 import { SingleTableIdempotencyStore } from '#platform/http/idempotency-store.js';
 import { keys } from '#platform/table/keys.js';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 
-const { db, mock } = mockedDynamoDb();
+const { mock, table } = mockedDynamoDb();
 
 /** The store with its persistence methods reachable, as BasePersistenceLayer calls them. */
 class Store extends SingleTableIdempotencyStore {
   constructor(validation = false) {
-    super({ db, tableName: 't' });
+    super(table);
     if (validation) this.configure({ config: new IdempotencyConfig({ payloadValidationJmesPath: 'body' }) });
   }
   put = (record: IdempotencyRecord) => this._putRecord(record);
@@ -38,7 +37,6 @@ const record = (overrides: Partial<ConstructorParameters<typeof IdempotencyRecor
     payloadHash: 'hash',
     ...overrides,
   });
-const throttled = () => new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
 
 beforeEach(() => {
   mock.reset();
@@ -84,7 +82,7 @@ describe('_putRecord', () => {
       data: { M: { statusCode: { N: '201' }, body: { S: '{"id":1}' } } },
       validation: { S: 'old-hash' },
     };
-    mock.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'x', $metadata: {}, Item }));
+    mock.on(PutCommand).rejects(conditionFailed(Item));
     const error = await new Store().put(record()).then(
       () => assert.fail('resolved'),
       (e: unknown) => e,
@@ -105,7 +103,7 @@ describe('_putRecord', () => {
   });
 
   test('without the old item the error carries no record; any other failure propagates unchanged', async () => {
-    mock.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'x', $metadata: {} }));
+    mock.on(PutCommand).rejects(conditionFailed());
     await assert.rejects(new Store().put(record()), (e: unknown) => e instanceof IdempotencyItemAlreadyExistsError && e.existingRecord === undefined);
     const error = throttled();
     mock.on(PutCommand).rejects(error);

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { newestFirstPage } from '#platform/table/index-page.js';
 import { keys } from '#platform/table/keys.js';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 
 const { db, mock } = mockedDynamoDb();
 
@@ -77,7 +76,7 @@ describe('newestFirstPage', () => {
   });
 
   test('a failed query propagates unchanged', async () => {
-    const error = new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
+    const error = throttled();
     mock.on(QueryCommand).rejects(error);
     await assert.rejects(newestFirstPage(db, 't', partition, undefined, { limit: 2 }), (e) => e === error);
   });

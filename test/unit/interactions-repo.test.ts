@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { type Interaction, interactionsRepo } from '#interactions/interactions-repository.js';
 import { keys } from '#platform/table/keys.js';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 
-const { db, mock } = mockedDynamoDb();
-const repo = interactionsRepo({ db, tableName: 't' });
+const { mock, table } = mockedDynamoDb();
+const repo = interactionsRepo(table);
 
 const accountId = randomUUID();
 const interaction = (overrides: Partial<Interaction> = {}): Interaction => ({
@@ -27,8 +26,6 @@ const interaction = (overrides: Partial<Interaction> = {}): Interaction => ({
   ...overrides,
 });
 const stored = (i: Interaction) => ({ ...keys.interaction(i.id), ...keys.interactionIndex(i.account_id, i.created_at, i.id), entity: 'interaction', ...i });
-const conditionFailed = () => new ConditionalCheckFailedException({ message: 'x', $metadata: {} });
-const throttled = () => new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
 
 beforeEach(() => mock.reset());
 

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { memoryRepo } from '#memory/memory-repository.js';
 import { keys } from '#platform/table/keys.js';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { cancelled, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 
-const { db, mock } = mockedDynamoDb();
-const repo = memoryRepo({ db, tableName: 't' });
+const { mock, table } = mockedDynamoDb();
+const repo = memoryRepo(table);
 
 const accountId = 'acc';
 const ctx = 'ctx';
@@ -32,8 +31,6 @@ const message = (n: number) => ({
   account_id: accountId,
   created_at: 'c',
 });
-const cancelled = (...codes: string[]) =>
-  new TransactionCanceledException({ message: 'x', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
 
 beforeEach(() => mock.reset());
 
@@ -68,7 +65,7 @@ describe('appendExchange', () => {
   });
 
   test('a cancellation for another reason, or any other failure, propagates unchanged', async () => {
-    for (const error of [cancelled('TransactionConflict', 'None'), new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} })]) {
+    for (const error of [cancelled('TransactionConflict', 'None'), throttled()]) {
       mock.reset();
       mock.on(TransactWriteCommand).rejects(error);
       await assert.rejects(repo.appendExchange(exchange), (e) => e === error);

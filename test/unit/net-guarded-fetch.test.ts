@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parseAllowList } from '#net/address-guard.js';
 import { describeUrl, guardedFetch, redactSecrets } from '#net/guarded-fetch.js';
 import type { OutboundSettings } from '#net/outbound-settings.js';
-import { Failure } from '#platform/failure.js';
+import { fails } from '../helpers/failure.js';
 
 // The client on its own, as webhooks and MCP calls use it. The http node's tests (http-node.test.ts) cover the guard,
 // redirects, limits and timeouts through the node; these cover what the node does not show: statuses are the caller's
@@ -41,18 +41,6 @@ afterAll(async () => {
 });
 
 const LOCAL: OutboundSettings = { allowInsecure: true, ...parseAllowList('127.0.0.1') };
-
-async function fails(promise: Promise<unknown>, code: string, retryable: boolean): Promise<Failure> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof Failure, `not a Failure: ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    assert.equal(error.retryable, retryable, `${code} retryable`);
-    return error;
-  }
-  assert.fail(`expected ${code}, got success`);
-}
 
 describe('guardedFetch', () => {
   test('any final status is answered, not judged; the body is read unless readBody declines it', async () => {

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, test, vi } from 'vitest';
 import { type ReadMeter, requestEventsReader } from '#execution/request-events.js';
 import { keys } from '#platform/table/keys.js';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 
-const { db, mock } = mockedDynamoDb();
-const table = { db, tableName: 't' };
+const { mock, table } = mockedDynamoDb();
 
 const recorder = () => {
   const reads: Array<[string, number]> = [];
@@ -58,7 +56,7 @@ describe('eventsAfter', () => {
   });
 
   test('a failed query propagates unchanged', async () => {
-    const error = new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
+    const error = throttled();
     mock.on(QueryCommand).rejects(error);
     await assert.rejects(requestEventsReader(table).eventsAfter(randomUUID(), 0, 10), (e) => e === error);
   });

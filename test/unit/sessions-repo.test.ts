@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { sessionsRepo } from '#accounts/sessions-repository.js';
 import { keys } from '#platform/table/keys.js';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 
-const { db, mock } = mockedDynamoDb();
-const repo = sessionsRepo({ db, tableName: 't' });
+const { mock, table } = mockedDynamoDb();
+const repo = sessionsRepo(table);
 
 const accountId = '11111111-1111-4111-8111-111111111111';
 const now = new Date('2026-05-01T00:00:00.000Z');
@@ -45,7 +44,7 @@ describe('get', () => {
   test('an unknown hash is no session; a read failure propagates', async () => {
     mock.on(GetCommand).resolves({});
     assert.equal(await repo.get('h', now), undefined);
-    const error = new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
+    const error = throttled();
     mock.on(GetCommand).rejects(error);
     await assert.rejects(repo.get('h', now), (e) => e === error);
   });

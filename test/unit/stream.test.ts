@@ -198,7 +198,7 @@ describe('payloads', () => {
 });
 
 describe('reads and their cost', () => {
-  const { db, mock } = mockedDynamoDb();
+  const { mock, table } = mockedDynamoDb();
   beforeEach(() => {
     mock.reset();
     streamMetrics.reset();
@@ -208,7 +208,7 @@ describe('reads and their cost', () => {
     const id = randomUUID();
     mock.on(QueryCommand).resolves({ Items: [{ seq: 4, created_at: 'x', data: { a: 1 } }], ConsumedCapacity: { CapacityUnits: 1 } });
     const meter = listenerMeter(0);
-    const page = await requestEventsReader({ db, tableName: 't' }, meter).eventsAfter(id, 3, 100);
+    const page = await requestEventsReader(table, meter).eventsAfter(id, 3, 100);
     assert.deepEqual(page, { events: [{ seq: 4, created_at: 'x', data: { a: 1 } }], complete: true });
     const input = mock.commandCalls(QueryCommand)[0]!.args[0].input;
     assert.equal(input.KeyConditionExpression, 'pk = :pk AND sk BETWEEN :from AND :to');
@@ -232,7 +232,7 @@ describe('reads and their cost', () => {
       .on(GetCommand, { Key: keys.workflowRequest(id) })
       .resolves({ Item: { ...keys.workflowRequest(id), entity: 'workflow_request', id, status: 'pending' }, ConsumedCapacity: { CapacityUnits: 1 } });
     const meter = listenerMeter(0);
-    const found = await requestEventsReader({ db, tableName: 't' }, meter).requestWithWatermark(id);
+    const found = await requestEventsReader(table, meter).requestWithWatermark(id);
     assert.deepEqual(found, { id, status: 'pending', event_seq: 7 });
     const calls = mock.commandCalls(GetCommand).map((c) => c.args[0].input);
     assert.deepEqual(

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { type StoredToken, tokensRepo } from '#accounts/tokens-repository.js';
 import { NotFoundError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { cancelled, mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
-const { db, mock } = mockedDynamoDb();
-const table = { db, tableName: 't' };
+const { mock, table } = mockedDynamoDb();
 const repo = tokensRepo(table);
 
 const accountId = randomUUID();
@@ -94,11 +92,7 @@ describe('delete', () => {
       items.map((i) => i.Delete?.Key),
       [keys.accountToken(accountId, 'tok_1'), keys.tokenByHash('h')],
     );
-    mock
-      .on(TransactWriteCommand)
-      .rejects(
-        new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }] }),
-      );
+    mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
     await assert.rejects(repo.delete(token()), NotFoundError);
   });
 });

@@ -1,18 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException, ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { transactionsRepo } from '#accounts/transactions-repository.js';
 import { NotFoundError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { cancelled, conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 
-const { db, mock } = mockedDynamoDb();
-const repo = transactionsRepo({ db, tableName: 't' });
-
-const cancelled = (...codes: string[]) =>
-  new TransactionCanceledException({ message: 'x', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
+const { mock, table } = mockedDynamoDb();
+const repo = transactionsRepo(table);
 
 beforeEach(() => mock.reset());
 
@@ -41,7 +37,7 @@ describe('credit', () => {
   });
 
   test('an unknown account (the condition cancels the transaction) is NotFound', async () => {
-    for (const error of [cancelled('ConditionalCheckFailed', 'None'), new ConditionalCheckFailedException({ message: 'x', $metadata: {} })]) {
+    for (const error of [cancelled('ConditionalCheckFailed', 'None'), conditionFailed()]) {
       mock.reset();
       mock.on(TransactWriteCommand).rejects(error);
       await assert.rejects(repo.credit({ id: 'x', accountId: randomUUID(), amountMicroUsd: 1, description: null }), NotFoundError);
@@ -49,7 +45,7 @@ describe('credit', () => {
   });
 
   test('a cancellation without a failed condition, or any other failure, propagates unchanged', async () => {
-    for (const error of [cancelled('TransactionConflict', 'None'), new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} })]) {
+    for (const error of [cancelled('TransactionConflict', 'None'), throttled()]) {
       mock.reset();
       mock.on(TransactWriteCommand).rejects(error);
       await assert.rejects(repo.credit({ id: 'x', accountId: randomUUID(), amountMicroUsd: 1, description: null }), (e) => e === error);

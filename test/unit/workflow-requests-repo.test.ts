@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException, ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, test, vi } from 'vitest';
 import { EVENT_RETENTION_SECONDS, type NodeExecution, type WorkflowRequest, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
 import { keys } from '#platform/table/keys.js';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { cancelled, conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 
-const { db, mock } = mockedDynamoDb();
-const repo = workflowRequestsRepo({ db, tableName: 't' });
+const { mock, table } = mockedDynamoDb();
+const repo = workflowRequestsRepo(table);
 
 const accountId = randomUUID();
 const requestId = randomUUID();
@@ -20,8 +20,6 @@ const nodeItem = (nodeId: string, status = 'pending', extra: Record<string, unkn
   entity: 'node_execution',
   ...node(nodeId, status, extra),
 });
-const conditionFailed = () => new ConditionalCheckFailedException({ message: 'x', $metadata: {} });
-const throttled = () => new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
 const updateInput = (n = 0) => mock.commandCalls(UpdateCommand)[n]!.args[0].input;
 
 beforeEach(() => mock.reset());
@@ -166,10 +164,7 @@ describe('guarded transitions', () => {
     assert.deepEqual(await repo.transitionRequest(requestId, ['pending'], { status: 'in_progress' }), { ...request, status: 'in_progress' });
     assert.deepEqual(updateInput().Key, keys.workflowRequest(requestId));
     assert.equal(updateInput().ConditionExpression, '#status IN (:from0)');
-    for (const error of [
-      conditionFailed(),
-      new TransactionCanceledException({ message: 'x', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] }),
-    ]) {
+    for (const error of [conditionFailed(), cancelled('ConditionalCheckFailed')]) {
       mock.reset();
       mock.on(UpdateCommand).rejects(error);
       assert.equal(await repo.transitionRequest(requestId, ['pending'], { status: 'in_progress' }), undefined);

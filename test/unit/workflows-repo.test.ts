@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
 import { chatsRepo } from '#workflows/chats-repository.js';
 import { type Workflow, workflowsRepo } from '#workflows/workflows-repository.js';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { cancelled, conditionFailed, mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
-const { db, mock } = mockedDynamoDb();
-const table = { db, tableName: 't' };
+const { mock, table } = mockedDynamoDb();
 const repo = workflowsRepo(table);
 
 const accountId = randomUUID();
@@ -26,8 +24,6 @@ const workflow = (overrides: Partial<Workflow> = {}): Workflow => ({
   ...overrides,
 });
 const definition = { nodes: [{ id: randomUUID(), name: 'a', type: 'approval' as const, config: {} }], edges: [] };
-const cancelled = (...codes: string[]) =>
-  new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
 
 beforeEach(() => mock.reset());
 
@@ -43,7 +39,7 @@ describe('workflows', () => {
       [input.Item?.pk, input.Item?.sk, input.Item?.gsi1pk, input.Item?.gsi1sk, input.Item?.name_lower, input.Item?.version_count],
       [`ACCOUNT#${accountId}`, `WORKFLOW#${id}`, `ACCOUNT#${accountId}#WORKFLOWS`, `2026-02-03T04:05:06.000Z#${id}`, 'my flow', 0],
     );
-    mock.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'x', $metadata: {} }));
+    mock.on(PutCommand).rejects(conditionFailed());
     await assert.rejects(repo.create({ id, accountId, name: 'x', description: null, now: 'n' }), ConflictError);
   });
 
@@ -203,7 +199,7 @@ describe('getVersion and chats: another account’s item is no item', () => {
     });
     assert.equal(await chats.get(randomUUID(), chatId), undefined);
     assert.equal(await chats.get(accountId, '../x'), undefined);
-    mock.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'x', $metadata: {} }));
+    mock.on(PutCommand).rejects(conditionFailed());
     await assert.rejects(
       chats.create({ id: chatId, account_id: accountId, title: null, workflow_id: null, machine_id: null, created_at: 'now' }),
       ConflictError,

@@ -98,8 +98,9 @@ function encodeBody(body: unknown, headers: Record<string, string>): Buffer | un
 
 // ---------------------------------------------------------------- response
 
-function statusFailure(status: number, statusText: string, where: string, method: string): NodeFailure | undefined {
-  const text = `${method} ${where} answered ${status}${statusText ? ` ${statusText}` : ''}.`;
+/** The failure a status means, its message with the request's secret header values redacted. */
+function statusFailure(status: number, statusText: string, where: string, method: string, headers: Record<string, string>): NodeFailure | undefined {
+  const text = redactSecrets(`${method} ${where} answered ${status}${statusText ? ` ${statusText}` : ''}.`, headers);
   if (status === 429) return new NodeFailure('http_429', text, true);
   if (status >= 500) return new NodeFailure('http_5xx', text, true);
   if (status >= 400) return new NodeFailure('http_4xx', text, false);
@@ -160,8 +161,8 @@ export async function httpNode({ node, input, signal }: Pick<NodeRunContext, 'no
     },
   );
   const where = describeUrl(response.url);
-  const failure = statusFailure(response.status, response.statusText, where, response.method);
-  if (failure) throw new NodeFailure(failure.code, redactSecrets(failure.message, headers), failure.retryable);
+  const failure = statusFailure(response.status, response.statusText, where, response.method, headers);
+  if (failure) throw failure;
   const output = { status: response.status, headers: responseHeaders(response.headers), body: decodeBody(response.headers, response.body!) };
   const stored = Buffer.byteLength(JSON.stringify(output));
   if (stored > MAX_OUTPUT_JSON_BYTES) {

@@ -10,6 +10,8 @@ export function registerWorkflowRequestPaths(registry: OpenAPIRegistry, common: 
   const notFound = common.problem("No such request, a malformed id, or another account's (indistinguishable, `not_found`).");
   const { suspended, internal } = common.problems;
   const unauthorized = common.problems.unauthorized('Missing, malformed, expired or revoked token (`unauthorized`).');
+  /** What every route on one request by id answers besides its success. */
+  const byIdErrors = { 401: unauthorized, 403: suspended, 404: notFound, 500: internal };
   const tags = ['Workflow requests'];
   registry.registerPath({
     method: 'post',
@@ -69,10 +71,7 @@ export function registerWorkflowRequestPaths(registry: OpenAPIRegistry, common: 
     request: { params: idParam },
     responses: {
       200: { description: 'The request.', content: { 'application/json': { schema: WorkflowRequestSchema } } },
-      401: unauthorized,
-      403: suspended,
-      404: notFound,
-      500: internal,
+      ...byIdErrors,
     },
   });
   registry.registerPath({
@@ -86,10 +85,7 @@ export function registerWorkflowRequestPaths(registry: OpenAPIRegistry, common: 
     request: { params: idParam },
     responses: {
       200: { description: 'The tree.', content: { 'application/json': { schema: ExecutionTreeSchema } } },
-      401: unauthorized,
-      403: suspended,
-      404: notFound,
-      500: internal,
+      ...byIdErrors,
     },
   });
   registry.registerPath({
@@ -103,10 +99,7 @@ export function registerWorkflowRequestPaths(registry: OpenAPIRegistry, common: 
     request: { params: idParam },
     responses: {
       200: { description: 'The request.', content: { 'application/json': { schema: WorkflowRequestSchema } } },
-      401: unauthorized,
-      403: suspended,
-      404: notFound,
-      500: internal,
+      ...byIdErrors,
     },
   });
 }

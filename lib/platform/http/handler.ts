@@ -47,7 +47,7 @@ export interface RouteOptions<B, Q> {
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 
 /** Echoes a sane client `X-Request-Id`; otherwise the request gets a fresh one. */
-export function requestIdOf(event: HttpEvent, fallback: () => string): string {
+function requestIdOf(event: HttpEvent, fallback: () => string): string {
   const sent = header(event.headers, 'x-request-id');
   return sent && REQUEST_ID.test(sent) ? sent : fallback();
 }
@@ -154,11 +154,17 @@ export function streamingHttpHandler<Q = undefined>(
   options: StreamingRouteOptions<Q>,
   fn: (request: ApiRequest<undefined, Q>) => Promise<HttpResult | StreamingResult>,
 ) {
-  const path: HttpMiddleware | undefined = options.pathParameters && {
+  const { pathParameters } = options;
+  const path: HttpMiddleware | undefined = pathParameters && {
     before: (request) => {
-      request.event.pathParameters = options.pathParameters?.(request.event);
+      request.event.pathParameters = pathParameters(request.event);
     },
   };
+  const runtime = lambdaStreaming();
+  if (!runtime) {
+    const handler = stack(options, (event, context) => fn(apiRequest<undefined, Q>(event, context)), undefined, path);
+    return async (event: HttpEvent, context: Context): Promise<HttpResult> => buffered(await handler(event, context as ApiContext));
+  }
   /** The body each invocation streams, by its context: waited for when the client leaves. */
   const bodies = new WeakMap<object, Readable>();
   const core = async (event: HttpEvent, context: ApiContext) => {
@@ -166,11 +172,6 @@ export function streamingHttpHandler<Q = undefined>(
     if (typeof result.body !== 'string') bodies.set(context, result.body);
     return result;
   };
-  const runtime = lambdaStreaming();
-  if (!runtime) {
-    const handler = stack(options, core, undefined, path);
-    return async (event: HttpEvent, context: Context): Promise<HttpResult> => buffered(await handler(event, context as ApiContext));
-  }
   const streamed = stack(options, core, { streamifyResponse: true }, path) as unknown as StreamifyHandler<HttpEvent, void>;
   return runtime.streamifyResponse<HttpEvent>(async (event, responseStream, context) => {
     try {

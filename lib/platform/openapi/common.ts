@@ -14,7 +14,7 @@ export interface ErrorResponses {
   body: (description: string, headers?: HeadersObject) => ResponseConfig;
   /** 401, with the `WWW-Authenticate` header errorResponse adds to every 401. */
   unauthorized: (description: string) => ResponseConfig;
-  /** 403 from bearer authentication (lib/accounts/bearer.ts): the token is good, the account suspended. */
+  /** 403 from bearer authentication (lib/accounts/bearer-auth.ts): the token is good, the account suspended. */
   suspended: ResponseConfig;
   /** 500: anything that is not a DomainError (lib/platform/http/handler.ts, onError). */
   internal: ResponseConfig;

@@ -10,14 +10,16 @@ export interface TableRef {
 
 export const defaultTable = (): TableRef => ({ db: dynamoDbClient(), tableName: serviceEnv.tableName });
 
-/** True when a TransactWriteItems call was cancelled by a failed condition. */
+/** Why each item of a cancelled TransactWriteItems failed, in request order; undefined for any other error. */
+export function cancellationReasons(error: unknown): Array<{ Code?: string }> | undefined {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
+  return (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
+}
+
+/** True when a write, or a TransactWriteItems call, was refused by a failed condition. */
 export function isConditionFailure(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (error.name === 'ConditionalCheckFailedException') return true;
-  if (error.name !== 'TransactionCanceledException') return false;
-  const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
-  return reasons.some((r) => r.Code === 'ConditionalCheckFailed');
+  if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return true;
+  return cancellationReasons(error)?.some((r) => r.Code === 'ConditionalCheckFailed') ?? false;
 }
 
 export const nowIso = (): string => new Date().toISOString();
-export const nowEpochSeconds = (): number => Math.floor(Date.now() / 1000);
