@@ -44,6 +44,8 @@ export interface CostComponents {
 export interface ShapeResult {
   shape: ShapeName;
   title: string;
+  /** USD per million node executions this shape must stay within. */
+  target: number;
   description: string;
   nodesPerRun: number;
   runs: number;
@@ -216,6 +218,7 @@ function summariseShape(b: EngineStack, s: Shape, runs: RunObservation[], memory
   return {
     shape: s.shape,
     title: s.title,
+    target: s.target,
     description: s.description,
     nodesPerRun: s.nodes.length,
     runs: runs.length,

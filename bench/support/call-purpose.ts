@@ -19,9 +19,8 @@ const REQUEST_PK_PREFIX = keys.workflowRequest(ID).pk.replace(ID, '');
 const REQUEST_SK = keys.workflowRequest(ID).sk;
 const NODE_SK_PREFIX = keys.nodeExecutionPrefix(ID).skPrefix;
 const EVENT_SK_PREFIX = keys.requestEventPrefix(ID).skPrefix;
-const SEQ_SK = keys.requestEventSeq(ID).sk;
 
-/** `request`, `node`, `event` or `seq` in a request's partition; elsewhere the partition key's prefix, e.g. `workflowversion`, `token`. */
+/** `request`, `node` (the skeleton included) or `event` in a request's partition; elsewhere the partition key's prefix, e.g. `workflowversion`, `token`. */
 function keyKind(key: Wire | undefined): string {
   const pk = str(key?.[TABLE_DEFINITION.partitionKey]);
   const sk = str(key?.[TABLE_DEFINITION.sortKey]);
@@ -29,7 +28,6 @@ function keyKind(key: Wire | undefined): string {
     if (sk === REQUEST_SK) return 'request';
     if (sk?.startsWith(NODE_SK_PREFIX)) return 'node';
     if (sk?.startsWith(EVENT_SK_PREFIX)) return 'event';
-    if (sk === SEQ_SK) return 'seq';
   }
   return (pk ?? '?').split('#')[0]!.toLowerCase();
 }
@@ -63,8 +61,6 @@ function transactionPurpose(r: Record<string, unknown>, failed: string): string 
 
 function updatePurpose(r: Record<string, unknown>, kind: string, failed: string): string {
   const status = statusSet(r);
-  if (kind === 'seq') return 'appendEvents: allocate seq range (UpdateItem counter item)';
-  if (mentions(r, 'event_seq')) return `appendEvent: allocate seq (UpdateItem ${kind} item)`;
   if (kind === 'request') return `transitionRequest → ${status ?? '?'} (UpdateItem request item)${failed}`;
   if (kind === 'node' && mentions(r, 'done_parents')) return `markParentDone (UpdateItem child node)${failed}`;
   if (kind === 'node' && status && isTerminalNode(status)) return `settleNode → ${status} (UpdateItem node)${failed}`;
@@ -81,7 +77,9 @@ function queryPurpose(r: Record<string, unknown>): string {
       ? 'hasOpenNodes (Query node items, filtered on status)'
       : 'listNodes (Query node items)';
   }
-  if (strings.some((s) => s?.startsWith(EVENT_SK_PREFIX))) return 'Query events';
+  if (strings.some((s) => s?.startsWith(EVENT_SK_PREFIX))) {
+    return r.ScanIndexForward === false && r.Limit === 1 ? 'lastEventSeq (Query newest event page)' : 'Query events';
+  }
   return 'Query';
 }
 
@@ -95,14 +93,14 @@ export function purposeOf(call: DynamoCall): string {
     case 'UpdateItem':
       return updatePurpose(r, kind, failed);
     case 'PutItem':
-      if (kind === 'event') return 'appendEvent: write event (PutItem event item)';
+      if (kind === 'event') return `appendEvents: write event page (PutItem if absent)${failed}`;
       if (kind === 'request') return `create: request item (PutItem)${failed}`;
       return `PutItem ${kind}${failed}`;
     case 'BatchWriteItem': {
       const requests = Object.values((r.RequestItems as Record<string, Array<{ PutRequest?: { Item?: Wire }; DeleteRequest?: { Key?: Wire } }>>) ?? {}).flat();
       const kinds = [...new Set(requests.map((q) => keyKind(q.PutRequest?.Item ?? q.DeleteRequest?.Key)))];
       if (kinds.length === 1 && kinds[0] === 'event') return 'appendEvents: write events (BatchWriteItem)';
-      if (kinds.length === 1 && kinds[0] === 'node') return 'create: node executions (BatchWriteItem)';
+      if (kinds.length === 1 && kinds[0] === 'node') return 'create: node executions and skeleton (BatchWriteItem)';
       return `BatchWriteItem (${kinds.join(', ')} items)`;
     }
     case 'GetItem':

@@ -34,6 +34,9 @@ export const PRICES = {
 /** The budget: USD per million node executions (a tenth of Step Functions Standard's 25 USD per million transitions). */
 export const TARGET_USD_PER_MILLION_NODES = 2.5;
 
+/** The budget of a node that goes through the queue (a claim, a queue hop, a worker invocation): issue 9's figure, the design floor being about 3.30. */
+export const TARGET_QUEUED_USD_PER_MILLION_NODES = 4.5;
+
 export interface FunctionMemory {
   workerMb: number;
   apiMb: number;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type * as z from 'zod';
 import type { DefinitionEdge, DefinitionNode } from '#workflows/schemas/workflow-definition.js';
 import type { Api } from './local-stack.js';
+import { TARGET_QUEUED_USD_PER_MILLION_NODES, TARGET_USD_PER_MILLION_NODES } from './prices.js';
 
 /** The workflows the engine benchmarks run: their definitions as `POST /v1/workflows/{id}/versions` takes them. */
 
@@ -12,6 +13,8 @@ export interface Shape {
   shape: ShapeName;
   title: string;
   description: string;
+  /** USD per million node executions this shape must stay within. */
+  target: number;
   nodes: Node[];
   edges: Array<z.input<typeof DefinitionEdge>>;
   /** Set once the version is created. */
@@ -36,11 +39,19 @@ export function shapes(): Shape[] {
   const join10 = transform('join', '{ "joined": 10 }');
   const retried = Array.from({ length: 10 }, (_, i) => ({ ...transform(`step${i}`, `{ "step": ${i} }`), retry: { max_attempts: 2 } }));
   return [
-    { shape: 'chain', title: '10-node chain', description: '10 `transform` nodes in a line (9 edges)', nodes: chain, edges: line(chain) },
+    {
+      shape: 'chain',
+      title: '10-node chain',
+      description: '10 `transform` nodes in a line (9 edges)',
+      target: TARGET_USD_PER_MILLION_NODES,
+      nodes: chain,
+      edges: line(chain),
+    },
     {
       shape: 'fanout',
       title: '8-wide fan-out (10 nodes)',
       description: 'one entry `transform` → 8 parallel `transform`s → one join `transform`: exactly 10 nodes (16 edges)',
+      target: TARGET_USD_PER_MILLION_NODES,
       nodes: [entry, ...branches, join],
       edges: fan(entry, branches, join),
     },
@@ -48,6 +59,7 @@ export function shapes(): Shape[] {
       shape: 'fanout-10',
       title: '10-wide fan-out (12 nodes)',
       description: 'one entry `transform` → 10 parallel `transform`s → one join `transform`: 12 nodes (20 edges), the issue\'s "10-wide" read literally',
+      target: TARGET_USD_PER_MILLION_NODES,
       nodes: [entry10, ...branches10, join10],
       edges: fan(entry10, branches10, join10),
     },
@@ -56,6 +68,7 @@ export function shapes(): Shape[] {
       title: '10-node chain with retry policies',
       description:
         'the same chain with `retry: {max_attempts: 2}` on every node (no node fails, so nothing is retried); lib/execution/executor.ts runs a transform inline only when it has no retry policy, so this shape is there to measure the queued path (a claim, a queue hop and a worker invocation per node) that the other node types take; the "through the queue" column of the latency table shows whether it did',
+      target: TARGET_QUEUED_USD_PER_MILLION_NODES,
       nodes: retried,
       edges: line(retried),
     },

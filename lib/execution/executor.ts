@@ -17,7 +17,7 @@ export type { EngineDeps, Invocation } from './invocation.js';
 export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline: () => number): Promise<void> {
   const invocation: Invocation = {
     ...deps,
-    events: new EventBuffer(),
+    events: new EventBuffer(task.seq !== undefined ? [[task.request_id, task.seq]] : []),
     settled: new Map(),
     deferredMarks: new Map(),
     deadline,

@@ -18,7 +18,8 @@ export interface FinishDeps {
 export async function settleAs(deps: FinishDeps, node: NodeExecution, status: 'stopped' | 'failed', failure: FailureInfo | null): Promise<boolean> {
   const at = new Date().toISOString();
   const set = status === 'failed' ? { status, error: failure, failed_at: at } : { status, completed_at: at };
-  if (!(await deps.requests.settleNode(node.workflow_request_id, node.node_id, OPEN_NODE_STATES, set))) return false;
+  if (!(await deps.requests.settleNode(node.workflow_request_id, node.node_id, OPEN_NODE_STATES, set, undefined, node.unwritten ? node : undefined)))
+    return false;
   // A question nobody can act on any more is cancelled with its node.
   if (node.status === 'waiting' && deps.interactions) await deps.interactions.resolve(interactionIdFor(node.id), 'cancelled', null);
   await emitNode(deps, { ...node, ...set });

@@ -8,6 +8,12 @@ export interface NodeTask {
   node_id: string;
   /** Routes the task: `agent` nodes go to the agent queue, everything else to node-tasks. */
   node_type?: string;
+  /** Sent by the parent that found the node ready: it may be claimed straight from `blocked` (propagate.ts). */
+  ready?: true;
+  /** Where the request's event log continued when the task was sent, so its first flush needs no read (emit.ts). */
+  seq?: number;
+  /** The node's input, when the invocation that sent the task settled all its parents and it is small (node-input.ts). */
+  input?: Record<string, unknown>;
 }
 
 export type EnqueueNodeTasks = (tasks: NodeTask[], delaySeconds?: number) => Promise<void>;

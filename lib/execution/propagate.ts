@@ -2,7 +2,9 @@ import { emitNode } from './emit.js';
 import { finishRequest } from './finish.js';
 import type { Graph } from './graph.js';
 import type { DeferredMarks, Invocation } from './invocation.js';
+import { knownInput } from './node-input.js';
 import type { NodeTask } from './node-queue.js';
+import { unwrittenNode } from './node-skeleton.js';
 import { INLINE_MARGIN_MS, isPure, runsHere } from './placement.js';
 import type { NodeExecution, WorkflowRequest } from './workflow-requests-repository.js';
 
@@ -42,8 +44,8 @@ export async function afterSettled(deps: Invocation, request: WorkflowRequest, g
       }
       // A child with one parent is ready when that parent settles: a read
       // instead of the fan-in bookkeeping write.
-      const child = await onlyParentDone(deps, request.id, edge.to, parent.node_id, activated);
-      if (child) await dispatchChild(deps, request, graph, child, next);
+      const child = await onlyParentDone(deps, request, graph, edge.to, parent, activated);
+      await dispatchChild(deps, request, graph, child, next);
     }
   }
   await runDispatched(deps, request, next);
@@ -69,17 +71,19 @@ async function dispatchChild(deps: Invocation, request: WorkflowRequest, graph: 
   } else if (child.status === 'blocked' && (child.done_parents?.size ?? 0) >= child.parent_count) {
     if ((child.activated_by?.size ?? 0) === 0) {
       const skippedAt = new Date().toISOString();
-      if (await deps.requests.settleNode(request.id, child.node_id, ['blocked'], { status: 'skipped', completed_at: skippedAt })) {
-        const skipped = { ...child, status: 'skipped' as const, completed_at: skippedAt };
+      const create = child.unwritten ? child : undefined;
+      if (await deps.requests.settleNode(request.id, child.node_id, ['blocked'], { status: 'skipped', completed_at: skippedAt }, undefined, create)) {
+        const { unwritten: _, ...skipped } = { ...child, status: 'skipped' as const, completed_at: skippedAt };
         await emitNode(deps, skipped);
         next.walk.push(skipped);
       }
     } else if (isPure(graph.nodes.get(child.node_id)) && runsHere(deps, child.node_type) && deps.deadline() > INLINE_MARGIN_MS) {
       next.inline.push(child);
     } else {
-      if (await deps.requests.transitionNode(request.id, child.node_id, ['blocked'], { status: 'pending' }))
-        await emitNode(deps, { ...child, status: 'pending' });
-      next.queued.push({ request_id: request.id, node_id: child.node_id, node_type: child.node_type });
+      // No write: the task itself says the node is ready, and its worker
+      // claims it straight from blocked (run-node.ts). A replay sends it again.
+      const input = knownInput(deps, graph, child.node_id);
+      next.queued.push({ request_id: request.id, node_id: child.node_id, node_type: child.node_type, ready: true, ...(input ? { input } : {}) });
     }
   } else if (child.status === 'blocked') {
     next.openChild = true;
@@ -88,7 +92,13 @@ async function dispatchChild(deps: Invocation, request: WorkflowRequest, graph: 
 }
 
 async function runDispatched(deps: Invocation, request: WorkflowRequest, next: Dispatch): Promise<void> {
-  if (next.queued.length > 0) await deps.enqueue(next.queued);
+  if (next.queued.length > 0) {
+    // The events go out before the tasks, so a lone task can be told where
+    // the log continues and its first flush needs no read (emit.ts).
+    await deps.events.flush(deps.requests);
+    const seq = next.queued.length === 1 ? deps.events.nextSeq(request.id) : undefined;
+    await deps.enqueue(seq === undefined ? next.queued : next.queued.map((task) => ({ ...task, seq })));
+  }
   for (const child of next.inline) await deps.runInline(request, child);
   if (next.queued.length === 0 && next.inline.length === 0 && !next.openChild) {
     const outcome = await deps.requests.outcome(request.id);
@@ -116,7 +126,9 @@ export async function flushDeferredMarks(deps: Invocation): Promise<void> {
     const batch = [...marks.values()];
     marks.clear();
     for (const entry of batch) {
-      const child = await deps.requests.markParentsDone(entry.request.id, entry.childId, [...entry.parents], [...entry.activated]);
+      // Creates the child's item if this is the first change to reach it.
+      const skeleton = unwrittenNode(entry.request, entry.graph, entry.childId);
+      const child = await deps.requests.markParentsDone(entry.request.id, skeleton, [...entry.parents], [...entry.activated]);
       const next: Dispatch = { queued: [], inline: [], walk: [], visited: new Set(), openChild: false };
       await dispatchChild(deps, entry.request, entry.graph, child, next);
       // A replayed child that had already settled continues the walk from there.
@@ -127,9 +139,14 @@ export async function flushDeferredMarks(deps: Invocation): Promise<void> {
   }
 }
 
-/** The child of a single parent as the fan-in logic would see it: all parents done, activated or not. */
-async function onlyParentDone(deps: Invocation, requestId: string, childId: string, parentId: string, activated: boolean): Promise<NodeExecution | undefined> {
-  const child = await deps.requests.getNode(requestId, childId);
-  if (!child) return undefined;
-  return { ...child, done_parents: new Set([parentId]), parent_count: 1, activated_by: activated ? new Set([parentId]) : new Set<string>() };
+/**
+ * The child of a single parent as the fan-in logic would see it: all parents
+ * done, activated or not. When this invocation settled the parent itself
+ * (`settled`), nothing can have reached the child yet (only its parent's
+ * settling does, and that write was ours), so it is not read.
+ */
+async function onlyParentDone(deps: Invocation, request: WorkflowRequest, graph: Graph, childId: string, parent: NodeExecution, activated: boolean) {
+  const fresh = deps.settled.get(parent.node_id) === parent;
+  const child = (fresh ? undefined : await deps.requests.getNode(request.id, childId)) ?? unwrittenNode(request, graph, childId);
+  return { ...child, done_parents: new Set([parent.node_id]), parent_count: 1, activated_by: activated ? new Set([parent.node_id]) : new Set<string>() };
 }

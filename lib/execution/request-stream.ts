@@ -7,6 +7,7 @@ import type { HttpResult } from '#platform/http/types.js';
 import { logger } from '#platform/observability/logger.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
 import { ownedRequest } from './access.js';
+import { EVENT_RETENTION_SECONDS } from './event-pages.js';
 import { type RequestEventsReader, requestEventsReader, type WatermarkedRequest } from './request-events.js';
 import {
   eventPayload,
@@ -19,7 +20,7 @@ import {
   snapshotPayloads,
   snapshotSettled,
 } from './stream.js';
-import { EVENT_RETENTION_SECONDS, isTerminalRequest } from './workflow-requests-repository.js';
+import { isTerminalRequest } from './workflow-requests-repository.js';
 
 /** A workflow request read with its event log watermark, as the follow loop sees it. */
 export type RequestHead = { request: WatermarkedRequest; watermark: number; terminal: boolean };
@@ -32,9 +33,12 @@ const headOf = (request: WatermarkedRequest): RequestHead => ({ request, waterma
  * itself), and the logged events as stream payloads.
  */
 export function requestEventSource(reader: RequestEventsReader, request: WatermarkedRequest): EventLogSource<StreamPayload, RequestHead> {
+  // Seqs known to end a page: reading on from one of them needs no look back (request-events.ts, eventsAfter).
+  const pageEnds = new Set([0, request.event_seq]);
   return {
     head: async () => {
       const current = await reader.requestWithWatermark(request.id);
+      if (current) pageEnds.add(current.event_seq);
       return current && headOf(current);
     },
     snapshot: async ({ request: current }) => {
@@ -42,7 +46,8 @@ export function requestEventSource(reader: RequestEventsReader, request: Waterma
       return { payloads: snapshotPayloads(current, nodes), settled: snapshotSettled(current, nodes) };
     },
     eventsAfter: async (afterSeq, limit) => {
-      const page = await reader.eventsAfter(request.id, afterSeq, limit);
+      const page = await reader.eventsAfter(request.id, afterSeq, limit, pageEnds.has(afterSeq));
+      if (page.pageEnd !== undefined) pageEnds.add(page.pageEnd);
       return { events: page.events.map((e) => ({ seq: e.seq, data: eventPayload(e.data, request) })), complete: page.complete };
     },
     isTerminal: isTerminalPayload,

@@ -6,9 +6,12 @@ import { emitNode, emitRequest } from './emit.js';
 import { settleAs } from './finish.js';
 import { type Graph, graphOf } from './graph.js';
 import type { EngineDeps, Invocation } from './invocation.js';
+import { flushWhenLate } from './late-flush.js';
 import { NodeFailure } from './node-failure.js';
+import { nodeInput } from './node-input.js';
 import type { NodeTask } from './node-queue.js';
 import type { WorkerRuntime } from './node-runner.js';
+import { unwrittenNode } from './node-skeleton.js';
 import { isPure, runsHere } from './placement.js';
 import { afterSettled } from './propagate.js';
 import { retryDelayMs, shouldRetry } from './retry.js';
@@ -59,19 +62,6 @@ async function markRequestStarted(deps: Invocation, request: WorkflowRequest, at
   }
 }
 
-async function nodeInput(deps: Invocation, request: WorkflowRequest, graph: Graph, nodeId: string): Promise<Record<string, unknown>> {
-  const parents = graph.parents.get(nodeId) ?? [];
-  if (parents.length === 0) {
-    return request.query !== null && !('query' in request.payload) ? { ...request.payload, query: request.query } : request.payload;
-  }
-  const input: Record<string, unknown> = {};
-  for (const parentId of parents) {
-    const parent = deps.settled.get(parentId) ?? (await deps.requests.getNode(request.id, parentId));
-    if (parent?.status === 'completed') input[parentId] = parent.output_data ?? null;
-  }
-  return input;
-}
-
 /**
  * `known` is given for inline children: the request and the child as the
  * parent's invocation just read them, so nothing is read again.
@@ -79,9 +69,10 @@ async function nodeInput(deps: Invocation, request: WorkflowRequest, graph: Grap
 export async function runNode(task: NodeTask, deps: Invocation, known?: { request: WorkflowRequest; node: NodeExecution }): Promise<void> {
   const inline = known !== undefined;
   const request = known?.request ?? (await deps.requests.get(task.request_id));
-  const node = known?.node ?? (request && (await deps.requests.getNode(task.request_id, task.node_id)));
-  if (!request || !node) return;
+  if (!request) return;
   const graph = await loadGraph(deps, request);
+  if (!graph.nodes.has(task.node_id)) return;
+  const node = known?.node ?? (await deps.requests.getNode(task.request_id, task.node_id)) ?? unwrittenNode(request, graph, task.node_id);
 
   if (isTerminalRequest(request.status)) {
     await settleAs(deps, node, 'stopped', null);
@@ -96,8 +87,9 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
     if (resumed) await afterSettled(deps, request, graph, resumed);
     return;
   }
-  // A blocked node is only run inline, by the parent that made it ready.
-  if (node.status === 'blocked' && !inline) return;
+  // A blocked node runs only when the parent that made it ready runs it
+  // inline or sends a task that says so (propagate.ts, dispatchChild).
+  if (node.status === 'blocked' && !inline && !task.ready) return;
   if (node.status === 'in_progress' && node.child_request_id) {
     const settled = await resumeChild(deps, request, node);
     if (settled) await afterSettled(deps, request, graph, settled);
@@ -105,12 +97,12 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
   }
   // A task on the wrong queue (another worker runs this type) is passed on.
   if (!runsHere(deps, node.node_type)) {
-    await deps.enqueue([{ request_id: request.id, node_id: node.node_id, node_type: node.node_type }]);
+    await deps.enqueue([{ ...task, node_type: node.node_type }]);
     return;
   }
   const definition = graph.nodes.get(node.node_id);
   if (isPure(definition) && node.status !== 'in_progress') {
-    await runPure(deps, request, graph, definition, node);
+    await runPure(deps, request, graph, definition, node, task.input);
     return;
   }
 
@@ -118,14 +110,14 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
   if (node.status === 'in_progress' && (node.lease_expires_at ?? 0) > now) throw new RetryLater(`node ${node.node_id} is running elsewhere`);
 
   if (!definition) throw new Error(`node ${node.node_id} is not in version ${request.workflow_version_id}`);
-  const input = await nodeInput(deps, request, graph, node.node_id);
+  const input = task.input ?? (await nodeInput(deps, request, graph, node.node_id));
   const timeoutMs = nodeTimeoutMs(definition, deps.deadline());
   const claimed = await deps.requests.transitionNode(
     request.id,
     node.node_id,
-    ['pending', 'in_progress'],
+    ['pending', 'blocked', 'in_progress'],
     { status: 'in_progress', started_at: new Date(now).toISOString(), input_data: input, lease_expires_at: now + timeoutMs + 10_000, error: null },
-    { incrementAttempt: true, leaseExpiredBefore: now },
+    { incrementAttempt: true, leaseExpiredBefore: now, ...(node.unwritten ? { create: node } : {}) },
   );
   if (!claimed) throw new RetryLater(`node ${node.node_id} was claimed by another delivery`);
   await emitNode(deps, claimed);
@@ -140,15 +132,16 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
     if (failure) await handleFailure(deps, request, graph, definition, claimed, new NodeFailure(failure.code, failure.message, false));
     return;
   }
-  // The claim's event goes out before a node that may run for a while.
-  await deps.events.flush(deps.requests);
+  const late = flushWhenLate(deps);
   let output: unknown;
   try {
     output = await runWithTimeout(deps.runtime, definition, input, timeoutMs, request, claimed);
   } catch (error) {
+    await late.done();
     await handleFailure(deps, request, graph, definition, claimed, error);
     return;
   }
+  await late.done();
   if (outputTooLarge(output)) {
     await handleFailure(deps, request, graph, definition, claimed, outputTooLargeFailure());
     return;
@@ -173,10 +166,17 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
  * from pending (or blocked, when run inline) to completed or failed in one
  * conditional write. Its stream shows that one change.
  */
-async function runPure(deps: Invocation, request: WorkflowRequest, graph: Graph, definition: WorkflowNode, node: NodeExecution) {
+async function runPure(
+  deps: Invocation,
+  request: WorkflowRequest,
+  graph: Graph,
+  definition: WorkflowNode,
+  node: NodeExecution,
+  carried: Record<string, unknown> | undefined,
+) {
   const startedAt = new Date().toISOString();
   await markRequestStarted(deps, request, startedAt);
-  const input = await nodeInput(deps, request, graph, node.node_id);
+  const input = carried ?? (await nodeInput(deps, request, graph, node.node_id));
   const timeoutMs = nodeTimeoutMs(definition, deps.deadline());
   const attempt = node.attempt_count + 1;
   let set: Partial<NodeExecution> & { status: 'completed' | 'failed' };
@@ -201,8 +201,8 @@ async function runPure(deps: Invocation, request: WorkflowRequest, graph: Graph,
       failed_at: new Date().toISOString(),
     };
   }
-  if (!(await deps.requests.settleNode(request.id, node.node_id, ['pending', 'blocked'], set, node.attempt_count))) return;
-  const settled = { ...node, ...set };
+  if (!(await deps.requests.settleNode(request.id, node.node_id, ['pending', 'blocked'], set, node.attempt_count, node.unwritten ? node : undefined))) return;
+  const { unwritten: _, ...settled } = { ...node, ...set };
   deps.settled.set(node.node_id, settled);
   await emitNode(deps, settled);
   await afterSettled(deps, request, graph, settled);

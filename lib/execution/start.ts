@@ -5,6 +5,7 @@ import { isExecutable, NODE_PRECHECKS } from './capabilities.js';
 import { finishRequest } from './finish.js';
 import { graphOf, initialStates } from './graph.js';
 import type { EnqueueNodeTasks } from './node-queue.js';
+import { blockedNode, type NodeShape } from './node-skeleton.js';
 import type { NodeExecution, WorkflowRequest, WorkflowRequestsRepo } from './workflow-requests-repository.js';
 
 export interface StartDeps {
@@ -32,7 +33,8 @@ const bodyError = (name: string, reason: string, code = 'invalid_reference'): Fi
 
 /**
  * Creates a workflow request (pending) with one node execution per node of
- * the version, then enqueues the chosen entry nodes. Everything the request
+ * the version (written now or on first change, ./node-skeleton.ts), then
+ * enqueues the chosen entry nodes. Everything the request
  * refers to is checked first: an unusable reference is 422 at its pointer.
  */
 export interface ParentLink {
@@ -68,27 +70,26 @@ export async function startRequest(deps: StartDeps, accountId: string, input: St
   const states = initialStates(graph, input.entry_node_ids);
   const id = parent?.childId ?? randomUUID();
   const now = new Date().toISOString();
-  const nodes: NodeExecution[] = version.definition.nodes.map((node) => {
-    const initial = states.get(node.id)!;
-    return {
-      id: randomUUID(),
-      workflow_request_id: id,
-      node_id: node.id,
-      node_type: node.type,
-      workflow_version_id: version.id,
+  const shapes = version.definition.nodes.map((node) => ({ node_id: node.id, node_type: node.type, parent_count: graph.parents.get(node.id)?.length ?? 0 }));
+  const identity = { id, workflow_version_id: version.id, created_at: now };
+  // Only nodes that start in a state of their own get an item now; the rest are
+  // written by the first change that reaches them (./node-skeleton.ts).
+  const nodes: NodeExecution[] = [];
+  const unwritten: NodeShape[] = [];
+  for (const shape of shapes) {
+    const initial = states.get(shape.node_id)!;
+    if (initial.state === 'blocked' && initial.doneParents.length === 0) {
+      unwritten.push(shape);
+      continue;
+    }
+    const { unwritten: _, ...node } = blockedNode(identity, shape);
+    nodes.push({
+      ...node,
       status: initial.state,
-      input_data: null,
-      output_data: null,
-      attempt_count: 0,
-      error: null,
-      parent_count: graph.parents.get(node.id)?.length ?? 0,
       ...(initial.doneParents.length > 0 ? { done_parents: new Set(initial.doneParents) } : {}),
-      created_at: now,
-      started_at: null,
       completed_at: initial.state === 'skipped' ? now : null,
-      failed_at: null,
-    };
-  });
+    });
+  }
   const request: WorkflowRequest = {
     id,
     account_id: accountId,
@@ -108,12 +109,12 @@ export async function startRequest(deps: StartDeps, accountId: string, input: St
     started_at: null,
     completed_at: null,
     created_at: now,
-    node_count: nodes.length,
+    node_count: shapes.length,
     parent_node_id: parent?.nodeId ?? null,
     depth: parent ? parent.depth : 0,
   };
   if (parent && (await deps.requests.get(id))) return request; // Started by an earlier delivery.
-  await deps.requests.create(request, nodes);
+  await deps.requests.create(request, nodes, unwritten);
   try {
     await deps.enqueue(input.entry_node_ids.map((nodeId) => ({ request_id: id, node_id: nodeId, node_type: graph.nodes.get(nodeId)?.type })));
   } catch (error) {

@@ -1,89 +1,100 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchPut } from '#platform/table/batch.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
-import { keys, ttlFromDate } from '#platform/table/keys.js';
+import { keys } from '#platform/table/keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import { equalityFilter, guardedSet } from '#platform/table/update-expressions.js';
+import { appendEventPages } from './event-pages.js';
+import {
+  type FailureInfo,
+  isTerminalNode,
+  type NODE_TERMINAL,
+  type NodeExecution,
+  type NodeStatus,
+  type RequestEvent,
+  type RequestStatus,
+  type WorkflowRequest,
+} from './model.js';
+import { blockedNode, type NodeShape } from './node-skeleton.js';
 
-export const REQUEST_TERMINAL = ['completed', 'failed', 'stopped'] as const;
-export const NODE_TERMINAL = ['completed', 'failed', 'skipped', 'stopped'] as const;
-export type RequestStatus = 'pending' | 'in_progress' | 'waiting' | (typeof REQUEST_TERMINAL)[number];
-export type NodeStatus = 'pending' | 'in_progress' | 'blocked' | 'waiting' | (typeof NODE_TERMINAL)[number];
-export const isTerminalNode = (status: unknown): boolean => (NODE_TERMINAL as readonly unknown[]).includes(status);
-export const isTerminalRequest = (status: unknown): boolean => (REQUEST_TERMINAL as readonly unknown[]).includes(status);
-
-/** Events per page item stop at this many bytes of JSON (an item holds 400 KB; a node output at most 300 KB). */
-export const EVENT_PAGE_BYTES = 350_000;
-
-/** How long the event log is kept (docs/data-model.md): long enough to resume any stream. */
-export const EVENT_RETENTION_SECONDS = 7 * 24 * 60 * 60;
-
-export interface FailureInfo {
-  code: string;
-  message: string;
-}
-
-export interface WorkflowRequest {
-  id: string;
-  account_id: string;
-  workflow_id: string;
-  workflow_version_id: string;
-  entry_node_ids: string[];
-  user_id: string;
-  billing_user_id: string | null;
-  parent_node_execution_id: string | null;
-  parent_workflow_request_id: string;
-  chat_id: string | null;
-  status: RequestStatus;
-  payload: Record<string, unknown>;
-  query: string | null;
-  metadata: Record<string, unknown> | null;
-  error: FailureInfo | null;
-  started_at: string | null;
-  completed_at: string | null;
-  created_at: string;
-  node_count: number;
-  /** Internal: the node of the parent request this child runs for, and how deep it is nested. */
-  parent_node_id?: string | null;
-  depth?: number;
-}
-
-export interface NodeExecution {
-  id: string;
-  workflow_request_id: string;
-  node_id: string;
-  node_type: string;
-  workflow_version_id: string;
-  status: NodeStatus;
-  input_data: Record<string, unknown> | null;
-  output_data: unknown;
-  attempt_count: number;
-  error: FailureInfo | null;
-  parent_count: number;
-  done_parents?: Set<string>;
-  activated_by?: Set<string>;
-  lease_expires_at?: number;
-  /** Set on a `workflow` node once it has started its child request. */
-  child_request_id?: string | null;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-  failed_at: string | null;
-}
-
-export interface RequestEvent {
-  seq: number;
-  created_at: string;
-  data: { workflow_request?: Record<string, unknown>; node_execution?: Record<string, unknown> };
-}
+export { EVENT_PAGE_BYTES, EVENT_RETENTION_SECONDS } from './event-pages.js';
+export {
+  type FailureInfo,
+  isTerminalNode,
+  isTerminalRequest,
+  NODE_TERMINAL,
+  type NodeExecution,
+  type NodeStatus,
+  REQUEST_TERMINAL,
+  type RequestEvent,
+  type RequestStatus,
+  type WorkflowRequest,
+} from './model.js';
 
 const strip = <T extends Record<string, unknown>>(item: T): T => {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, event_seq: _s, ...rest } = item;
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...rest } = item;
   return rest as T;
 };
 
+/**
+ * `SET #f = if_not_exists(#f, :f), …` over a node's fields, so a write to a
+ * node that has no item yet creates it whole (./node-skeleton.ts). Fields
+ * the write itself sets are left out.
+ */
+function createIfMissing(node: NodeExecution | undefined, written: ReadonlySet<string>) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (!node) return { set: '', names, values };
+  const assignments: string[] = [];
+  for (const [field, value] of Object.entries({ ...node, entity: 'node_execution' })) {
+    // Fan-in marks are only ever added (markParentsDone), never created from a view of them.
+    if (value === undefined || field === 'unwritten' || field === 'done_parents' || field === 'activated_by' || written.has(field)) continue;
+    names[`#c_${field}`] = field;
+    values[`:c_${field}`] = value;
+    assignments.push(`#c_${field} = if_not_exists(#c_${field}, :c_${field})`);
+  }
+  return { set: assignments.join(', '), names, values };
+}
+
+/** Node items with the skeleton's nodes that have none yet, built as blocked. */
+function withUnwritten(requestId: string, items: Array<Record<string, unknown>>): NodeExecution[] {
+  const skeleton = items.find((i) => Array.isArray(i.nodes));
+  const nodes = items.filter((i) => i !== skeleton).map((i) => strip(i) as unknown as NodeExecution);
+  if (!skeleton) return nodes;
+  const present = new Set(nodes.map((n) => n.node_id));
+  const request = { id: requestId, workflow_version_id: String(skeleton.workflow_version_id), created_at: String(skeleton.created_at) };
+  for (const [node_id, node_type, parent_count] of skeleton.nodes as Array<[string, string, number]>) {
+    if (!present.has(node_id)) nodes.push(blockedNode(request, { node_id, node_type, parent_count }));
+  }
+  return nodes;
+}
+
 export function workflowRequestsRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;
+
+  /** Every item under the request's node prefix (the skeleton included), strongly consistent, all pages. */
+  async function queryNodeItems(requestId: string, projection?: string, onCapacity?: (readUnits: number) => void) {
+    const prefix = keys.nodeExecutionPrefix(requestId);
+    const items: Array<Record<string, unknown>> = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
+          ...(projection ? { ProjectionExpression: projection, ExpressionAttributeNames: { '#status': 'status', '#error': 'error' } } : {}),
+          ExclusiveStartKey: startKey,
+          ConsistentRead: true,
+          ...(onCapacity ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
+        }),
+      );
+      onCapacity?.(page.ConsumedCapacity?.CapacityUnits ?? 0);
+      items.push(...((page.Items ?? []) as Array<Record<string, unknown>>));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return items;
+  }
 
   /** A conditional UpdateItem: the new item, or undefined when the condition failed. */
   async function guardedUpdate(
@@ -114,10 +125,14 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
 
   return {
     /**
-     * Writes the request and every node execution before anything is
-     * enqueued, so no worker can see a partial request.
+     * Writes the request, the node executions that start in a state of their
+     * own (entry nodes, nodes skipped from the start) and, for the rest, one
+     * skeleton item listing them (./node-skeleton.ts), before anything is
+     * enqueued, so no worker can see a partial request. The skeleton's sort
+     * key is the node prefix itself, so every Query of the node items reads
+     * it along.
      */
-    async create(request: WorkflowRequest, nodes: NodeExecution[]): Promise<void> {
+    async create(request: WorkflowRequest, nodes: NodeExecution[], unwritten: NodeShape[] = []): Promise<void> {
       await db.send(
         new PutCommand({
           TableName: tableName,
@@ -130,11 +145,22 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
-      await batchPut(
-        db,
-        tableName,
-        nodes.map((node) => ({ ...keys.nodeExecution(request.id, node.node_id), entity: 'node_execution', ...node })),
-      );
+      const skeleton =
+        unwritten.length > 0
+          ? [
+              {
+                ...keys.nodeSkeleton(request.id),
+                entity: 'node_skeleton',
+                workflow_version_id: request.workflow_version_id,
+                created_at: request.created_at,
+                nodes: unwritten.map((n) => [n.node_id, n.node_type, n.parent_count]),
+              },
+            ]
+          : [];
+      await batchPut(db, tableName, [
+        ...skeleton,
+        ...nodes.map((node) => ({ ...keys.nodeExecution(request.id, node.node_id), entity: 'node_execution', ...node })),
+      ]);
     },
 
     async get(requestId: string): Promise<WorkflowRequest | undefined> {
@@ -147,27 +173,14 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       return Item ? strip(Item as NodeExecution & Record<string, unknown>) : undefined;
     },
 
-    /** Every node execution, strongly consistent; `onCapacity` receives the read units of each page. */
+    /**
+     * Every node execution, strongly consistent and in node id order: the
+     * items, and the nodes the skeleton lists that have none yet (blocked).
+     * `onCapacity` receives the read units of each page.
+     */
     async listNodes(requestId: string, onCapacity?: (readUnits: number) => void): Promise<NodeExecution[]> {
-      const prefix = keys.nodeExecutionPrefix(requestId);
-      const nodes: NodeExecution[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
-            ExclusiveStartKey: startKey,
-            ConsistentRead: true,
-            ...(onCapacity ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
-          }),
-        );
-        onCapacity?.(page.ConsumedCapacity?.CapacityUnits ?? 0);
-        nodes.push(...(page.Items ?? []).map((i) => strip(i as NodeExecution & Record<string, unknown>)));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-      return nodes;
+      const items = await queryNodeItems(requestId, undefined, onCapacity);
+      return withUnwritten(requestId, items).sort((a, b) => (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0));
     },
 
     /**
@@ -180,7 +193,7 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       nodeId: string,
       from: readonly NodeStatus[],
       set: Partial<NodeExecution> & { status: NodeStatus },
-      options: { incrementAttempt?: boolean; leaseExpiredBefore?: number } = {},
+      options: { incrementAttempt?: boolean; leaseExpiredBefore?: number; create?: NodeExecution } = {},
     ): Promise<NodeExecution | undefined> {
       const { names, values, update: setPart, condition: statusCondition } = guardedSet(set, from);
       let condition = statusCondition;
@@ -189,9 +202,17 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
         values[':leaseNow'] = options.leaseExpiredBefore;
         condition = `(${condition}) AND (attribute_not_exists(#lease) OR #lease < :leaseNow)`;
       }
-      const update = `${setPart}${options.incrementAttempt ? ' ADD attempt_count :one' : ''}`;
+      const created = createIfMissing(options.create, new Set([...Object.keys(set), ...(options.incrementAttempt ? ['attempt_count'] : [])]));
+      const update = `${setPart}${created.set ? `, ${created.set}` : ''}${options.incrementAttempt ? ' ADD attempt_count :one' : ''}`;
       if (options.incrementAttempt) values[':one'] = 1;
-      return (await guardedUpdate(keys.nodeExecution(requestId, nodeId), update, condition, names, values)) as NodeExecution | undefined;
+      if (created.set) condition = `attribute_not_exists(pk) OR (${condition})`;
+      return (await guardedUpdate(
+        keys.nodeExecution(requestId, nodeId),
+        update,
+        condition,
+        { ...names, ...created.names },
+        { ...values, ...created.values },
+      )) as NodeExecution | undefined;
     },
 
     /**
@@ -206,6 +227,7 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       from: readonly NodeStatus[],
       set: Partial<NodeExecution> & { status: (typeof NODE_TERMINAL)[number] },
       attempt?: number,
+      create?: NodeExecution,
     ): Promise<boolean> {
       const { names, values, update, condition: statusCondition } = guardedSet(set, from);
       let condition = statusCondition;
@@ -214,7 +236,16 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
         values[':attempt'] = attempt;
         condition += ' AND #attempt = :attempt';
       }
-      return (await guardedUpdate(keys.nodeExecution(requestId, nodeId), update, condition, names, values)) !== undefined;
+      const created = createIfMissing(create, new Set(Object.keys(set)));
+      if (created.set) condition = `attribute_not_exists(pk) OR (${condition})`;
+      const written = await guardedUpdate(
+        keys.nodeExecution(requestId, nodeId),
+        created.set ? `${update}, ${created.set}` : update,
+        condition,
+        { ...names, ...created.names },
+        { ...values, ...created.values },
+      );
+      return written !== undefined;
     },
 
     /**
@@ -226,30 +257,14 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
      * every reader agrees on the outcome.
      */
     async outcome(requestId: string): Promise<{ state: 'open' } | { state: 'completed' | 'stopped' } | { state: 'failed'; error: FailureInfo }> {
-      const prefix = keys.nodeExecutionPrefix(requestId);
-      let startKey: Record<string, unknown> | undefined;
+      const items = await queryNodeItems(requestId, '#status, #error, node_id, nodes');
       let failed: FailureInfo | undefined;
       let stopped = false;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ProjectionExpression: '#status, #error, node_id',
-            ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-            ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
-            ExclusiveStartKey: startKey,
-            ConsistentRead: true,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          const status = item.status as NodeStatus;
-          if (!(NODE_TERMINAL as readonly string[]).includes(status)) return { state: 'open' };
-          if (status === 'failed') failed ??= (item.error as FailureInfo | null) ?? { code: 'node_failed', message: `Node ${String(item.node_id)} failed.` };
-          if (status === 'stopped') stopped = true;
-        }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      for (const node of withUnwritten(requestId, items)) {
+        if (!isTerminalNode(node.status)) return { state: 'open' };
+        if (node.status === 'failed') failed ??= node.error ?? { code: 'node_failed', message: `Node ${node.node_id} failed.` };
+        if (node.status === 'stopped') stopped = true;
+      }
       if (failed) return { state: 'failed', error: failed };
       return { state: stopped ? 'stopped' : 'completed' };
     },
@@ -259,14 +274,17 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
      * activated it), in one write however many settled. String sets make this
      * idempotent under redelivery. Returns the child as it now stands.
      */
-    async markParentsDone(requestId: string, childId: string, parentIds: string[], activatedIds: string[]): Promise<NodeExecution> {
+    async markParentsDone(requestId: string, child: NodeExecution, parentIds: string[], activatedIds: string[]): Promise<NodeExecution> {
+      // The child as it would be built if it has no item yet: this write then creates it.
+      const created = createIfMissing(child.unwritten ? child : undefined, new Set(['done_parents', 'activated_by']));
       const { Attributes } = await db.send(
         new UpdateCommand({
           TableName: tableName,
-          Key: keys.nodeExecution(requestId, childId),
-          UpdateExpression: activatedIds.length > 0 ? 'ADD done_parents :p, activated_by :a' : 'ADD done_parents :p',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':p': new Set(parentIds), ...(activatedIds.length > 0 ? { ':a': new Set(activatedIds) } : {}) },
+          Key: keys.nodeExecution(requestId, child.node_id),
+          UpdateExpression: `${created.set ? `SET ${created.set} ` : ''}${activatedIds.length > 0 ? 'ADD done_parents :p, activated_by :a' : 'ADD done_parents :p'}`,
+          ...(created.set ? {} : { ConditionExpression: 'attribute_exists(pk)' }),
+          ...(created.set ? { ExpressionAttributeNames: created.names } : {}),
+          ExpressionAttributeValues: { ...created.values, ':p': new Set(parentIds), ...(activatedIds.length > 0 ? { ':a': new Set(activatedIds) } : {}) },
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -283,54 +301,12 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
     },
 
     /**
-     * Appends events to the request's ordered event log: one atomic
-     * `ADD event_seq :n` on the request's counter item reserves a contiguous
-     * range of sequence numbers, then the events are written as pages: one
-     * item holds as many consecutive events as fit in PAGE_BYTES and is keyed
-     * by its last `seq`, so a flush of many small events costs a write unit
-     * per kilobyte rather than one per event. A writer that dies in between
-     * leaves a hole, which readers skip after a grace period
-     * (lib/execution/stream.ts).
+     * Appends events to the request's ordered event log (./event-pages.ts):
+     * conditional page writes, no counter. `nextSeq` is where the caller
+     * expects the log to continue, when it knows.
      */
-    async appendEvents(requestId: string, data: Array<RequestEvent['data']>): Promise<RequestEvent[]> {
-      if (data.length === 0) return [];
-      const { Attributes } = await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.requestEventSeq(requestId),
-          UpdateExpression: 'ADD event_seq :n',
-          ExpressionAttributeValues: { ':n': data.length },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      const first = Number(Attributes?.event_seq) - data.length + 1;
-      const now = new Date();
-      const ttl = ttlFromDate(new Date(now.getTime() + EVENT_RETENTION_SECONDS * 1000));
-      const events = data.map((d, i): RequestEvent => ({ seq: first + i, created_at: now.toISOString(), data: d }));
-      const pages: RequestEvent[][] = [];
-      let size = 0;
-      for (const event of events) {
-        const bytes = Buffer.byteLength(JSON.stringify(event));
-        if (pages.length === 0 || size + bytes > EVENT_PAGE_BYTES) {
-          pages.push([]);
-          size = 0;
-        }
-        pages.at(-1)!.push(event);
-        size += bytes;
-      }
-      await batchPut(
-        db,
-        tableName,
-        pages.map((page) => ({
-          ...keys.requestEvent(requestId, page.at(-1)!.seq),
-          entity: 'request_event_page',
-          first_seq: page[0]!.seq,
-          last_seq: page.at(-1)!.seq,
-          events: page,
-          ttl,
-        })),
-      );
-      return events;
+    async appendEvents(requestId: string, data: Array<RequestEvent['data']>, nextSeq?: number): Promise<RequestEvent[]> {
+      return appendEventPages(table, requestId, data, nextSeq);
     },
 
     async appendEvent(requestId: string, data: RequestEvent['data']): Promise<RequestEvent> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EngineDeps } from '#execution/executor.js';
 import type { NodeTask } from '#execution/node-queue.js';
 import type { WorkerRuntime } from '#execution/node-runner.js';
+import { blockedNode, type NodeShape } from '#execution/node-skeleton.js';
 import {
   isTerminalNode,
   type NodeExecution,
@@ -31,11 +32,29 @@ function fakeRequests() {
   };
   const key = (requestId: string, nodeId: string) => `${requestId}/${nodeId}`;
   let seq = 0;
+  const skeletons = new Map<string, NodeShape[]>();
+  /** The stored node, or the one `create` says to write when none is (the DynamoDB repo's if_not_exists). */
+  const stored = (requestId: string, nodeId: string, create?: NodeExecution): NodeExecution | undefined => {
+    const found = nodes.get(key(requestId, nodeId));
+    if (found || !create) return found;
+    const { unwritten: _, ...node } = clone(create);
+    nodes.set(key(requestId, nodeId), node);
+    return node;
+  };
+  const all = (requestId: string): NodeExecution[] => {
+    const list = [...nodes.values()].filter((n) => n.workflow_request_id === requestId).map(clone);
+    const request = requests.get(requestId);
+    for (const shape of skeletons.get(requestId) ?? []) {
+      if (request && !nodes.has(key(requestId, shape.node_id))) list.push(blockedNode(request, shape));
+    }
+    return list;
+  };
   const repo = {
-    async create(request: WorkflowRequest, list: NodeExecution[]) {
+    async create(request: WorkflowRequest, list: NodeExecution[], unwritten: NodeShape[] = []) {
       count('create');
       if (requests.has(request.id)) throw Object.assign(new Error('exists'), { name: 'ConditionalCheckFailedException' });
       requests.set(request.id, clone(request));
+      skeletons.set(request.id, unwritten);
       for (const node of list) nodes.set(key(request.id, node.node_id), clone(node));
     },
     async get(requestId: string) {
@@ -50,17 +69,17 @@ function fakeRequests() {
     },
     async listNodes(requestId: string) {
       count('listNodes');
-      return [...nodes.values()].filter((n) => n.workflow_request_id === requestId).map(clone);
+      return all(requestId);
     },
     async transitionNode(
       requestId: string,
       nodeId: string,
       from: readonly NodeStatus[],
       set: Partial<NodeExecution> & { status: NodeStatus },
-      options: { incrementAttempt?: boolean; leaseExpiredBefore?: number } = {},
+      options: { incrementAttempt?: boolean; leaseExpiredBefore?: number; create?: NodeExecution } = {},
     ) {
       count('transitionNode');
-      const node = nodes.get(key(requestId, nodeId));
+      const node = stored(requestId, nodeId, options.create);
       if (!node || !from.includes(node.status)) return undefined;
       if (options.leaseExpiredBefore !== undefined && node.lease_expires_at !== undefined && node.lease_expires_at >= options.leaseExpiredBefore)
         return undefined;
@@ -68,24 +87,24 @@ function fakeRequests() {
       if (options.incrementAttempt) node.attempt_count += 1;
       return clone(node);
     },
-    async settleNode(requestId: string, nodeId: string, from: readonly NodeStatus[], set: Partial<NodeExecution>, attempt?: number) {
+    async settleNode(requestId: string, nodeId: string, from: readonly NodeStatus[], set: Partial<NodeExecution>, attempt?: number, create?: NodeExecution) {
       count('settleNode');
-      const node = nodes.get(key(requestId, nodeId));
+      const node = stored(requestId, nodeId, create);
       if (!node || !from.includes(node.status) || (attempt !== undefined && node.attempt_count !== attempt)) return false;
       Object.assign(node, set);
       return true;
     },
     async outcome(requestId: string) {
       count('outcome');
-      const list = [...nodes.values()].filter((n) => n.workflow_request_id === requestId);
+      const list = all(requestId);
       if (list.some((n) => !isTerminalNode(n.status))) return { state: 'open' as const };
       const failed = list.find((n) => n.status === 'failed');
       if (failed) return { state: 'failed' as const, error: failed.error ?? { code: 'node_failed', message: 'failed' } };
       return { state: list.some((n) => n.status === 'stopped') ? ('stopped' as const) : ('completed' as const) };
     },
-    async markParentsDone(requestId: string, childId: string, parentIds: string[], activatedIds: string[]) {
+    async markParentsDone(requestId: string, child: NodeExecution, parentIds: string[], activatedIds: string[]) {
       count('markParentsDone');
-      const node = nodes.get(key(requestId, childId));
+      const node = stored(requestId, child.node_id, child.unwritten ? child : undefined);
       if (!node) throw Object.assign(new Error('no child'), { name: 'ConditionalCheckFailedException' });
       node.done_parents = new Set([...(node.done_parents ?? []), ...parentIds]);
       if (activatedIds.length > 0) node.activated_by = new Set([...(node.activated_by ?? []), ...activatedIds]);
@@ -118,6 +137,8 @@ function fakeRequests() {
     events,
     calls,
     node: (requestId: string, nodeId: string) => nodes.get(key(requestId, nodeId)),
+    /** Every node of the request as readers see it: the items and the skeleton's unwritten nodes. */
+    nodesOf: all,
   };
 }
 

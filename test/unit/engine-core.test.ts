@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'vitest';
+import { describe, test, vi } from 'vitest';
 import { interactionIdFor } from '#execution/approval.js';
 import { processNodeTask } from '#execution/executor.js';
 import { failDeadLetteredTask, finishRequest } from '#execution/finish.js';
+import { LATE_FLUSH_MS } from '#execution/late-flush.js';
 import { startRequest } from '#execution/start.js';
 import { ValidationError } from '#platform/errors.js';
 import { Failure } from '#platform/failure.js';
@@ -10,8 +11,7 @@ import { definitionOf, fakeEngine, transforms } from '../helpers/fake-engine.js'
 
 type Engine = ReturnType<typeof fakeEngine>;
 const LONG = () => 60_000;
-const statuses = (engine: Engine, requestId: string) =>
-  Object.fromEntries([...engine.store.nodes.values()].filter((n) => n.workflow_request_id === requestId).map((n) => [n.node_id, n.status]));
+const statuses = (engine: Engine, requestId: string) => Object.fromEntries(engine.store.nodesOf(requestId).map((n) => [n.node_id, n.status]));
 const run = (engine: Engine, input: Record<string, unknown> = {}) =>
   startRequest(engine.deps, 'acct', { workflow_version_id: engine.version.id, entry_node_ids: engine.version.entry_node_ids, payload: input });
 /** One delivery of the node's task; `remaining` is the invocation's time left. */
@@ -33,8 +33,10 @@ describe('start', () => {
     // Assert
     assert.equal(engine.store.requests.get(request.id)?.status, 'pending');
     assert.deepEqual(statuses(engine, request.id), { a: 'pending', b: 'pending', c: 'blocked' });
-    assert.equal(engine.store.node(request.id, 'c')?.parent_count, 2);
+    assert.equal(engine.store.nodesOf(request.id).find((n) => n.node_id === 'c')?.parent_count, 2);
     assert.deepEqual(queuedIds(engine).sort(), ['a', 'b']);
+    // Only the entry nodes are written now; c is written by the first change that reaches it.
+    assert.equal(engine.store.node(request.id, 'c'), undefined);
   });
 
   test('an unknown version, a non-entry node or an unknown chat is refused before anything is written', async () => {
@@ -89,8 +91,25 @@ describe('run and propagate', () => {
 
     await step(engine, request.id, 'a', () => 5_000);
 
-    assert.deepEqual(statuses(engine, request.id), { a: 'completed', b: 'pending' });
+    // No write for b: the task says it is ready, and the events went out first so it knows where the log goes on.
+    assert.deepEqual(statuses(engine, request.id), { a: 'completed', b: 'blocked' });
     assert.deepEqual(queuedIds(engine), ['b']);
+    const [task] = engine.queued[0]!.tasks;
+    assert.equal(task!.ready, true);
+    assert.equal(typeof task!.seq, 'number');
+    // It carries its input (a's output, settled here), and b was not read: a's settling is the only way to reach it.
+    assert.deepEqual(task!.input, { a: engine.store.node(request.id, 'a')!.output_data });
+    assert.equal(engine.store.calls.getNode, 1, 'a itself only');
+    assert.equal(engine.store.calls.transitionNode, undefined);
+
+    // Its worker claims it straight from blocked; a task without `ready` would have left it alone.
+    await processNodeTask({ request_id: request.id, node_id: 'b' }, engine.deps, LONG);
+    assert.equal(engine.store.node(request.id, 'b'), undefined);
+    const reads = engine.store.calls.getNode ?? 0;
+    await processNodeTask(task!, engine.deps, LONG);
+    assert.deepEqual(statuses(engine, request.id), { a: 'completed', b: 'completed' });
+    assert.equal(engine.store.calls.getNode, reads + 1, 'b itself, not its parent');
+    assert.deepEqual(engine.store.node(request.id, 'b')!.input_data, task!.input);
   });
 
   test('fan-in: the child waits for every parent, its marks are written once per invocation', async () => {
@@ -166,6 +185,49 @@ describe('run and propagate', () => {
 
     await assert.rejects(step(engine, request.id, 'a'), { name: 'RetryLater' });
     assert.equal(engine.store.node(request.id, 'a')?.attempt_count, 1);
+  });
+});
+
+describe('events of a queued node', () => {
+  const flushes = (engine: Engine) => engine.store.calls.appendEvents ?? 0;
+
+  test('a node that finishes quickly has its start and its end written in one flush', async () => {
+    const engine = fakeEngine(definitionOf([['a', 'transform', { retry: { max_attempts: 2 } }]]));
+    const request = await run(engine);
+
+    await step(engine, request.id, 'a');
+
+    assert.equal(engine.store.node(request.id, 'a')?.status, 'completed');
+    assert.equal(flushes(engine), 1);
+    const statusesSent = engine.store.events.map((e) => e.data.node_execution?.status ?? e.data.workflow_request?.status);
+    assert.deepEqual(statusesSent, ['in_progress', 'in_progress', 'completed', 'completed']);
+  });
+
+  test('a node still running after LATE_FLUSH_MS has its start written while it runs, its end after', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let finish!: () => void;
+      const engine = fakeEngine(definitionOf([['a', 'transform', { retry: { max_attempts: 2 } }]]), {
+        transform: () =>
+          new Promise((resolve) => {
+            finish = () => resolve({ done: true });
+          }),
+      });
+      const request = await run(engine);
+
+      const processing = step(engine, request.id, 'a');
+      await vi.advanceTimersByTimeAsync(LATE_FLUSH_MS - 1);
+      assert.equal(flushes(engine), 0);
+      await vi.advanceTimersByTimeAsync(1);
+      assert.equal(flushes(engine), 1, 'the claim’s events, while the node runs');
+      finish();
+      await processing;
+
+      assert.equal(flushes(engine), 2);
+      assert.equal(engine.store.node(request.id, 'a')?.status, 'completed');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -1,21 +1,29 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { requestEventsReader } from '#execution/request-events.js';
 import { EVENT_PAGE_BYTES, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
 import { keys } from '#platform/table/keys.js';
-import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { conditionFailed, mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { mock, table } = mockedDynamoDb();
 
 beforeEach(() => mock.reset());
 
+const puts = () => mock.commandCalls(PutCommand).map((c) => c.args[0].input);
+const page = (id: string, seqs: number[]) => ({
+  ...keys.requestEvent(id, seqs[0]!),
+  first_seq: seqs[0],
+  last_seq: seqs.at(-1),
+  events: seqs.map((seq) => ({ seq, created_at: 't', data: { workflow_request: { seq } } })),
+});
+
 describe('event log pages', () => {
-  test('a flush reserves one seq range and writes its events as one page keyed by the last seq', async () => {
+  test('a flush reads where the log ends and puts its events as one page keyed by the first seq, only if that key is free', async () => {
     const id = randomUUID();
-    mock.on(UpdateCommand).resolves({ Attributes: { event_seq: 12 } });
-    mock.on(BatchWriteCommand).resolves({});
+    mock.on(QueryCommand).resolves({ Items: [{ last_seq: 9 }] });
+    mock.on(PutCommand).resolves({});
     const events = await workflowRequestsRepo(table).appendEvents(id, [
       { workflow_request: { id } },
       { workflow_request: { id } },
@@ -25,28 +33,53 @@ describe('event log pages', () => {
       events.map((e) => e.seq),
       [10, 11, 12],
     );
-    const update = mock.commandCalls(UpdateCommand)[0]!.args[0].input;
-    assert.deepEqual(update.Key, keys.requestEventSeq(id));
-    assert.deepEqual(update.ExpressionAttributeValues, { ':n': 3 });
-    const puts = mock.commandCalls(BatchWriteCommand).flatMap((c) => c.args[0].input.RequestItems!.t!.map((r) => r.PutRequest!.Item!));
-    assert.equal(puts.length, 1);
-    assert.equal(puts[0]!.sk, keys.requestEvent(id, 12).sk);
-    assert.deepEqual([puts[0]!.first_seq, puts[0]!.last_seq, (puts[0]!.events as unknown[]).length], [10, 12, 3]);
+    const query = mock.commandCalls(QueryCommand)[0]!.args[0].input;
+    assert.equal(query.ScanIndexForward, false);
+    assert.equal(query.Limit, 1);
+    assert.equal(query.ConsistentRead, true);
+    assert.equal(puts().length, 1);
+    const put = puts()[0]!;
+    assert.equal(put.Item!.sk, keys.requestEvent(id, 10).sk);
+    assert.equal(put.ConditionExpression, 'attribute_not_exists(pk)');
+    assert.deepEqual([put.Item!.first_seq, put.Item!.last_seq, (put.Item!.events as unknown[]).length], [10, 12, 3]);
+  });
+
+  test('with the next seq known there is no read; a lost race reads again and lands after the other writer', async () => {
+    const id = randomUUID();
+    mock.on(QueryCommand).resolves({ Items: [{ last_seq: 6 }] });
+    mock.on(PutCommand).rejectsOnce(conditionFailed()).resolves({});
+    const events = await workflowRequestsRepo(table).appendEvents(id, [{ workflow_request: { id } }], 5);
+    assert.deepEqual(
+      puts().map((p) => p.Item!.first_seq),
+      [5, 7],
+    );
+    assert.deepEqual(
+      events.map((e) => e.seq),
+      [7],
+    );
+    assert.equal(mock.commandCalls(QueryCommand).length, 1);
+  });
+
+  test('a guess that is right costs one put and nothing else', async () => {
+    const id = randomUUID();
+    mock.on(PutCommand).resolves({});
+    await workflowRequestsRepo(table).appendEvents(id, [{ workflow_request: { id } }], 4);
+    assert.equal(mock.commandCalls(QueryCommand).length, 0);
+    assert.equal(puts()[0]!.Item!.sk, keys.requestEvent(id, 4).sk);
   });
 
   test('pages never exceed the page size: big events get pages of their own', async () => {
     const id = randomUUID();
-    mock.on(UpdateCommand).resolves({ Attributes: { event_seq: 3 } });
-    mock.on(BatchWriteCommand).resolves({});
+    mock.on(QueryCommand).resolves({ Items: [] });
+    mock.on(PutCommand).resolves({});
     const big = 'x'.repeat(Math.floor(EVENT_PAGE_BYTES * 0.6));
     await workflowRequestsRepo(table).appendEvents(id, [
       { node_execution: { output_data: big } },
       { node_execution: { output_data: big } },
       { workflow_request: { id } },
     ]);
-    const puts = mock.commandCalls(BatchWriteCommand).flatMap((c) => c.args[0].input.RequestItems!.t!.map((r) => r.PutRequest!.Item!));
     assert.deepEqual(
-      puts.map((p) => [p.first_seq, p.last_seq]),
+      puts().map((p) => [p.Item!.first_seq, p.Item!.last_seq]),
       [
         [1, 1],
         [2, 3],
@@ -54,20 +87,34 @@ describe('event log pages', () => {
     );
   });
 
-  test('the reader expands pages and keeps only events after the position, in order', async () => {
+  test('reading on from a page end is one forward Query from the next key', async () => {
     const id = randomUUID();
-    const page = (seqs: number[]) => ({
-      ...keys.requestEvent(id, seqs.at(-1)!),
-      first_seq: seqs[0],
-      last_seq: seqs.at(-1),
-      events: seqs.map((seq) => ({ seq, created_at: 't', data: { workflow_request: { seq } } })),
-    });
-    mock.on(QueryCommand).resolves({ Items: [page([5, 6, 7, 8]), page([9, 10])] });
-    const result = await requestEventsReader(table).eventsAfter(id, 6, 100);
+    mock.on(QueryCommand).resolves({ Items: [page(id, [7, 8]), page(id, [9, 10])] });
+    const result = await requestEventsReader(table).eventsAfter(id, 6, 100, true);
     assert.deepEqual(
       result.events.map((e) => e.seq),
       [7, 8, 9, 10],
     );
-    assert.equal(result.complete, true);
+    assert.equal(result.pageEnd, 10);
+    const queries = mock.commandCalls(QueryCommand).map((c) => c.args[0].input);
+    assert.equal(queries.length, 1);
+    assert.equal(queries[0]!.ExpressionAttributeValues![':from'], keys.requestEvent(id, 7).sk);
+  });
+
+  test('resuming inside a page looks back for the page that holds the next seq, then reads on after it', async () => {
+    const id = randomUUID();
+    mock
+      .on(QueryCommand, { ScanIndexForward: false })
+      .resolves({ Items: [page(id, [5, 6, 7, 8])] })
+      .on(QueryCommand, { ScanIndexForward: true })
+      .resolves({ Items: [page(id, [9, 10])] });
+    const result = await requestEventsReader(table).eventsAfter(id, 6, 100, false);
+    assert.deepEqual(
+      result.events.map((e) => e.seq),
+      [7, 8, 9, 10],
+    );
+    const [back, forward] = mock.commandCalls(QueryCommand).map((c) => c.args[0].input);
+    assert.equal(back!.ExpressionAttributeValues![':to'], keys.requestEvent(id, 6).sk);
+    assert.equal(forward!.ExpressionAttributeValues![':from'], keys.requestEvent(id, 9).sk);
   });
 });

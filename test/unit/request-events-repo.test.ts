@@ -28,7 +28,7 @@ describe('eventsAfter', () => {
     vi.setSystemTime(new Date('2026-03-01T00:00:00.900Z'));
     const id = randomUUID();
     mock.on(QueryCommand).resolves({ Items: [] });
-    await requestEventsReader(table).eventsAfter(id, 0, 10);
+    await requestEventsReader(table).eventsAfter(id, 0, 10, true);
     const input = mock.commandCalls(QueryCommand)[0]!.args[0].input;
     assert.equal(input.FilterExpression, '#ttl > :now');
     assert.deepEqual(input.ExpressionAttributeNames, { '#ttl': 'ttl' });
@@ -41,7 +41,7 @@ describe('eventsAfter', () => {
   test('a LastEvaluatedKey means more may follow; events come out in seq order', async () => {
     const id = randomUUID();
     mock.on(QueryCommand).resolves({ Items: [page(id, [4, 5]), page(id, [2, 3])], LastEvaluatedKey: keys.requestEvent(id, 5) });
-    const result = await requestEventsReader(table).eventsAfter(id, 1, 2);
+    const result = await requestEventsReader(table).eventsAfter(id, 1, 2, true);
     assert.deepEqual(
       result.events.map((e) => e.seq),
       [2, 3, 4, 5],
@@ -50,7 +50,7 @@ describe('eventsAfter', () => {
   });
 
   test('past the last seq a sort key can hold there is nothing to read', async () => {
-    const result = await requestEventsReader(table).eventsAfter(randomUUID(), 9_999_999_999, 10);
+    const result = await requestEventsReader(table).eventsAfter(randomUUID(), 9_999_999_999, 10, true);
     assert.deepEqual(result, { events: [], complete: true });
     assert.equal(mock.commandCalls(QueryCommand).length, 0);
   });
@@ -58,29 +58,30 @@ describe('eventsAfter', () => {
   test('a failed query propagates unchanged', async () => {
     const error = throttled();
     mock.on(QueryCommand).rejects(error);
-    await assert.rejects(requestEventsReader(table).eventsAfter(randomUUID(), 0, 10), (e) => e === error);
+    await assert.rejects(requestEventsReader(table).eventsAfter(randomUUID(), 0, 10, true), (e) => e === error);
   });
 });
 
 describe('requestWithWatermark', () => {
-  test('no request item is no request (the counter is still read first and metered)', async () => {
+  test('no request item is no request (the watermark is still read first and metered)', async () => {
     const id = randomUUID();
+    mock.on(QueryCommand).resolves({ Items: [], ConsumedCapacity: { CapacityUnits: 1 } });
     mock.on(GetCommand).resolves({ ConsumedCapacity: { CapacityUnits: 0.5 } });
     const { reads, meter } = recorder();
     assert.equal(await requestEventsReader(table, meter).requestWithWatermark(id), undefined);
     assert.deepEqual(
       mock.commandCalls(GetCommand).map((c) => c.args[0].input.Key),
-      [keys.requestEventSeq(id), keys.workflowRequest(id)],
+      [keys.workflowRequest(id)],
     );
     assert.deepEqual(reads, [
-      ['get', 0.5],
+      ['query', 1],
       ['get', 0.5],
     ]);
   });
 
   test('before any event the watermark is 0', async () => {
     const id = randomUUID();
-    mock.on(GetCommand).resolves({});
+    mock.on(QueryCommand).resolves({ Items: [] });
     mock
       .on(GetCommand, { Key: keys.workflowRequest(id) })
       .resolves({ Item: { ...keys.workflowRequest(id), ...keys.workflowRequestIndex('a', 'c', id), entity: 'workflow_request', id } });

@@ -206,10 +206,12 @@ describe('reads and their cost', () => {
 
   test('events are one consistent Query bounded to the EVENT# range, with the consumed capacity metered', async () => {
     const id = randomUUID();
-    mock.on(QueryCommand).resolves({ Items: [{ seq: 4, created_at: 'x', data: { a: 1 } }], ConsumedCapacity: { CapacityUnits: 1 } });
+    mock
+      .on(QueryCommand)
+      .resolves({ Items: [{ first_seq: 4, last_seq: 4, events: [{ seq: 4, created_at: 'x', data: { a: 1 } }] }], ConsumedCapacity: { CapacityUnits: 1 } });
     const meter = listenerMeter(0);
-    const page = await requestEventsReader(table, meter).eventsAfter(id, 3, 100);
-    assert.deepEqual(page, { events: [{ seq: 4, created_at: 'x', data: { a: 1 } }], complete: true });
+    const page = await requestEventsReader(table, meter).eventsAfter(id, 3, 100, true);
+    assert.deepEqual(page, { events: [{ seq: 4, created_at: 'x', data: { a: 1 } }], complete: true, pageEnd: 4 });
     const input = mock.commandCalls(QueryCommand)[0]!.args[0].input;
     assert.equal(input.KeyConditionExpression, 'pk = :pk AND sk BETWEEN :from AND :to');
     assert.deepEqual(input.ExpressionAttributeValues?.[':from'], keys.requestEvent(id, 4).sk);
@@ -223,24 +225,24 @@ describe('reads and their cost', () => {
     assert.deepEqual(streamMetrics.perListenerSecond(), { queries: 0.1, gets: 0, readUnits: 0.1 });
   });
 
-  test('the watermark is read from the counter item before the request, both consistently', async () => {
+  test('the watermark is the newest page’s last seq, read before the request, both consistently', async () => {
     const id = randomUUID();
-    mock
-      .on(GetCommand, { Key: keys.requestEventSeq(id) })
-      .resolves({ Item: { ...keys.requestEventSeq(id), event_seq: 7 }, ConsumedCapacity: { CapacityUnits: 1 } });
+    mock.on(QueryCommand).resolves({ Items: [{ last_seq: 7 }], ConsumedCapacity: { CapacityUnits: 1 } });
     mock
       .on(GetCommand, { Key: keys.workflowRequest(id) })
       .resolves({ Item: { ...keys.workflowRequest(id), entity: 'workflow_request', id, status: 'pending' }, ConsumedCapacity: { CapacityUnits: 1 } });
     const meter = listenerMeter(0);
     const found = await requestEventsReader(table, meter).requestWithWatermark(id);
     assert.deepEqual(found, { id, status: 'pending', event_seq: 7 });
-    const calls = mock.commandCalls(GetCommand).map((c) => c.args[0].input);
+    const query = mock.commandCalls(QueryCommand)[0]!.args[0].input;
+    assert.deepEqual([query.ScanIndexForward, query.Limit, query.ConsistentRead, query.ProjectionExpression], [false, 1, true, 'last_seq']);
+    const get = mock.commandCalls(GetCommand)[0]!.args[0].input;
+    assert.equal(get.ConsistentRead, true);
     assert.deepEqual(
-      calls.map((c) => c.Key),
-      [keys.requestEventSeq(id), keys.workflowRequest(id)],
+      mock.calls().map((c) => c.args[0].constructor.name),
+      ['QueryCommand', 'GetCommand'],
     );
-    assert.ok(calls.every((c) => c.ConsistentRead === true));
-    assert.equal(meter.gets, 2);
+    assert.deepEqual([meter.queries, meter.gets], [1, 1]);
     meter.close(0);
   });
 });

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, test, vi } from 'vitest';
+import { blockedNode, nodeExecutionId } from '#execution/node-skeleton.js';
 import { EVENT_RETENTION_SECONDS, type NodeExecution, type WorkflowRequest, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
 import { keys } from '#platform/table/keys.js';
 import { cancelled, conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
@@ -42,6 +43,22 @@ describe('create', () => {
     assert.deepEqual(items, [nodeItem('a'), nodeItem('b')]);
   });
 
+  test('the nodes left unwritten are listed in one skeleton item under the node prefix', async () => {
+    mock.on(PutCommand).resolves({});
+    mock.on(BatchWriteCommand).resolves({});
+    await repo.create({ ...request, workflow_version_id: 'v1' }, [node('a')], [{ node_id: 'b', node_type: 'http', parent_count: 1 }]);
+    const items = mock.commandCalls(BatchWriteCommand)[0]!.args[0].input.RequestItems!.t!.map((r) => r.PutRequest!.Item!);
+    assert.deepEqual(items[0], {
+      ...keys.nodeSkeleton(requestId),
+      entity: 'node_skeleton',
+      workflow_version_id: 'v1',
+      created_at: request.created_at,
+      nodes: [['b', 'http', 1]],
+    });
+    assert.ok(items[0]!.sk === keys.nodeExecutionPrefix(requestId).skPrefix, 'read along by every Query of the node items');
+    assert.deepEqual(items[1], nodeItem('a'));
+  });
+
   test('an existing request id fails the put and writes no node over the existing request', async () => {
     mock.on(PutCommand).rejects(conditionFailed());
     await assert.rejects(repo.create(request, [node('a')]), ConditionalCheckFailedException);
@@ -50,14 +67,13 @@ describe('create', () => {
 });
 
 describe('reads', () => {
-  test('get and getNode read consistently by key, without keys, entity or the event watermark', async () => {
+  test('get and getNode read consistently by key, without keys or entity', async () => {
     mock.on(GetCommand).resolves({});
     mock.on(GetCommand, { Key: keys.workflowRequest(requestId) }).resolves({
       Item: {
         ...keys.workflowRequestIndex(accountId, 'c', requestId),
         ...keys.workflowRequest(requestId),
         entity: 'workflow_request',
-        event_seq: 4,
         ...request,
       },
     });
@@ -104,8 +120,26 @@ describe('reads', () => {
     const input = mock.commandCalls(QueryCommand)[0]!.args[0].input;
     assert.deepEqual(
       [input.ProjectionExpression, input.ConsistentRead, input.ExpressionAttributeValues?.[':pk']],
-      ['#status, #error, node_id', true, keys.nodeExecutionPrefix(requestId).pk],
+      ['#status, #error, node_id, nodes', true, keys.nodeExecutionPrefix(requestId).pk],
     );
+  });
+
+  test('a node the skeleton lists without an item yet is open; once every listed node has a settled item the outcome stands', async () => {
+    const skeleton = { nodes: [['b', 'transform', 1]] };
+    mock.on(QueryCommand).resolves({ Items: [skeleton, { node_id: 'a', status: 'completed' }] });
+    assert.deepEqual(await repo.outcome(requestId), { state: 'open' });
+    mock.on(QueryCommand).resolves({ Items: [skeleton, { node_id: 'a', status: 'completed' }, { node_id: 'b', status: 'skipped' }] });
+    assert.deepEqual(await repo.outcome(requestId), { state: 'completed' });
+  });
+
+  test('listNodes builds the skeleton’s unwritten nodes as blocked, with the id any writer will give them, in node id order', async () => {
+    const skeleton = { ...keys.nodeSkeleton(requestId), entity: 'node_skeleton', workflow_version_id: 'v1', created_at: 'c', nodes: [['b', 'http', 2]] };
+    mock.on(QueryCommand).resolves({ Items: [skeleton, nodeItem('c')] });
+    const [b, c] = await repo.listNodes(requestId);
+    assert.deepEqual(c, node('c'));
+    assert.deepEqual(b, blockedNode({ id: requestId, workflow_version_id: 'v1', created_at: 'c' }, { node_id: 'b', node_type: 'http', parent_count: 2 }));
+    assert.equal(b!.id, nodeExecutionId(requestId, 'b'));
+    assert.deepEqual([b!.status, b!.unwritten, b!.created_at], ['blocked', true, 'c']);
   });
 
   test('outcome reads every page before concluding, and keeps the failed node’s own error', async () => {
@@ -180,18 +214,42 @@ describe('guarded transitions', () => {
 
   test('markParentsDone adds the parents (and activators) as string sets to an existing child', async () => {
     mock.on(UpdateCommand).resolves({ Attributes: nodeItem('c', 'pending', { done_parents: new Set(['a', 'b']) }) });
-    const child = await repo.markParentsDone(requestId, 'c', ['a', 'b'], ['a']);
+    const child = await repo.markParentsDone(requestId, node('c', 'blocked'), ['a', 'b'], ['a']);
     assert.deepEqual(child.done_parents, new Set(['a', 'b']));
     assert.deepEqual(updateInput().Key, keys.nodeExecution(requestId, 'c'));
     assert.equal(updateInput().UpdateExpression, 'ADD done_parents :p, activated_by :a');
     assert.equal(updateInput().ConditionExpression, 'attribute_exists(pk)');
     assert.deepEqual(updateInput().ExpressionAttributeValues, { ':p': new Set(['a', 'b']), ':a': new Set(['a']) });
-    await repo.markParentsDone(requestId, 'c', ['b'], []);
+    await repo.markParentsDone(requestId, node('c', 'blocked'), ['b'], []);
     assert.equal(updateInput(1).UpdateExpression, 'ADD done_parents :p');
     assert.deepEqual(updateInput(1).ExpressionAttributeValues, { ':p': new Set(['b']) });
-    // A missing child is not created by the ADD, nor silently ignored.
+    // A written child that is missing is not created by the ADD, nor silently ignored.
     mock.on(UpdateCommand).rejects(conditionFailed());
-    await assert.rejects(repo.markParentsDone(requestId, 'gone', ['a'], []));
+    await assert.rejects(repo.markParentsDone(requestId, node('gone', 'blocked'), ['a'], []));
+  });
+
+  test('an unwritten child is created whole by its first mark: every field if_not_exists, the marks added', async () => {
+    mock.on(UpdateCommand).resolves({ Attributes: nodeItem('c', 'blocked') });
+    const unwritten = blockedNode({ id: requestId, workflow_version_id: 'v1', created_at: 'c' }, { node_id: 'c', node_type: 'transform', parent_count: 2 });
+    await repo.markParentsDone(requestId, unwritten, ['a'], ['a']);
+    const input = updateInput();
+    assert.equal(input.ConditionExpression, undefined);
+    assert.match(input.UpdateExpression!, /^SET .*#c_status = if_not_exists\(#c_status, :c_status\).* ADD done_parents :p, activated_by :a$/);
+    assert.equal(input.ExpressionAttributeValues![':c_status'], 'blocked');
+    assert.equal(input.ExpressionAttributeValues![':c_entity'], 'node_execution');
+    assert.equal(input.ExpressionAttributeValues![':c_id'], nodeExecutionId(requestId, 'c'));
+    assert.ok(!Object.values(input.ExpressionAttributeNames!).includes('unwritten'));
+  });
+
+  test('a claim of an unwritten node creates it under attribute_not_exists, or applies the status guard to the item there is', async () => {
+    mock.on(UpdateCommand).resolves({ Attributes: nodeItem('c', 'in_progress') });
+    const unwritten = blockedNode({ id: requestId, workflow_version_id: 'v1', created_at: 'c' }, { node_id: 'c', node_type: 'http', parent_count: 1 });
+    await repo.transitionNode(requestId, 'c', ['pending', 'blocked'], { status: 'in_progress' }, { incrementAttempt: true, create: unwritten });
+    const input = updateInput();
+    assert.equal(input.ConditionExpression, 'attribute_not_exists(pk) OR (#status IN (:from0, :from1))');
+    assert.match(input.UpdateExpression!, /^SET #status = :status, .* ADD attempt_count :one$/);
+    assert.ok(!input.UpdateExpression!.includes('#c_attempt_count'), 'the attempt is only added');
+    assert.ok(!input.UpdateExpression!.includes('#c_status'), 'the status is the claim’s');
   });
 });
 
@@ -200,12 +258,11 @@ describe('appendEvents and list', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-03-01T00:00:00.500Z'));
     assert.deepEqual(await repo.appendEvents(requestId, []), []);
-    assert.equal(mock.commandCalls(UpdateCommand).length + mock.commandCalls(BatchWriteCommand).length, 0);
-    mock.on(UpdateCommand).resolves({ Attributes: { event_seq: 1 } });
-    mock.on(BatchWriteCommand).resolves({});
+    assert.equal(mock.calls().length, 0);
+    mock.on(QueryCommand).resolves({ Items: [] });
+    mock.on(PutCommand).resolves({});
     await repo.appendEvent(requestId, { workflow_request: { id: requestId } });
-    assert.equal(updateInput().UpdateExpression, 'ADD event_seq :n');
-    const page = mock.commandCalls(BatchWriteCommand)[0]!.args[0].input.RequestItems!.t![0]!.PutRequest!.Item!;
+    const page = mock.commandCalls(PutCommand)[0]!.args[0].input.Item!;
     assert.deepEqual([page.pk, page.sk, page.entity], [keys.requestEvent(requestId, 1).pk, keys.requestEvent(requestId, 1).sk, 'request_event_page']);
     assert.equal(page.ttl, Math.floor(Date.parse('2026-03-01T00:00:00.500Z') / 1000) + EVENT_RETENTION_SECONDS);
   });

@@ -54,9 +54,13 @@ export const keys = {
   workflowRequestIndexPartition: (accountId: string) => `ACCOUNT#${accountId}#WFREQS`,
   nodeExecution: (requestId: string, nodeId: string): Key => ({ pk: `WFREQ#${requestId}`, sk: `NODE#${nodeId}` }),
   nodeExecutionPrefix: (requestId: string) => ({ pk: `WFREQ#${requestId}`, skPrefix: 'NODE#' }),
-  /** The event log's sequence counter: its own small item, outside every index, so each allocation costs one write unit. */
-  requestEventSeq: (requestId: string): Key => ({ pk: `WFREQ#${requestId}`, sk: 'SEQ' }),
-  /** Event `seq` zero-padded so the sort key orders numerically. */
+  /**
+   * The nodes of a request that have no item yet (lib/execution/node-skeleton.ts).
+   * Its sort key is the node prefix itself, so every Query of the node items
+   * reads it along; no node id is empty, so no node item can have this key.
+   */
+  nodeSkeleton: (requestId: string): Key => ({ pk: `WFREQ#${requestId}`, sk: 'NODE#' }),
+  /** An event page, keyed by its first `seq`, zero-padded so the sort key orders numerically. */
   requestEvent: (requestId: string, seq: number): Key => ({ pk: `WFREQ#${requestId}`, sk: `EVENT#${String(seq).padStart(10, '0')}` }),
   requestEventPrefix: (requestId: string) => ({ pk: `WFREQ#${requestId}`, skPrefix: 'EVENT#' }),
 

@@ -1,0 +1,72 @@
+/**
+ * The execution feature's model: request and node statuses, and the shapes
+ * of a workflow request, a node execution and a logged event as stored.
+ */
+
+export const REQUEST_TERMINAL = ['completed', 'failed', 'stopped'] as const;
+export const NODE_TERMINAL = ['completed', 'failed', 'skipped', 'stopped'] as const;
+export type RequestStatus = 'pending' | 'in_progress' | 'waiting' | (typeof REQUEST_TERMINAL)[number];
+export type NodeStatus = 'pending' | 'in_progress' | 'blocked' | 'waiting' | (typeof NODE_TERMINAL)[number];
+export const isTerminalNode = (status: unknown): boolean => (NODE_TERMINAL as readonly unknown[]).includes(status);
+export const isTerminalRequest = (status: unknown): boolean => (REQUEST_TERMINAL as readonly unknown[]).includes(status);
+
+export interface FailureInfo {
+  code: string;
+  message: string;
+}
+
+export interface WorkflowRequest {
+  id: string;
+  account_id: string;
+  workflow_id: string;
+  workflow_version_id: string;
+  entry_node_ids: string[];
+  user_id: string;
+  billing_user_id: string | null;
+  parent_node_execution_id: string | null;
+  parent_workflow_request_id: string;
+  chat_id: string | null;
+  status: RequestStatus;
+  payload: Record<string, unknown>;
+  query: string | null;
+  metadata: Record<string, unknown> | null;
+  error: FailureInfo | null;
+  started_at: string | null;
+  completed_at: string | null;
+  created_at: string;
+  node_count: number;
+  /** Internal: the node of the parent request this child runs for, and how deep it is nested. */
+  parent_node_id?: string | null;
+  depth?: number;
+}
+
+export interface NodeExecution {
+  id: string;
+  workflow_request_id: string;
+  node_id: string;
+  node_type: string;
+  workflow_version_id: string;
+  status: NodeStatus;
+  input_data: Record<string, unknown> | null;
+  output_data: unknown;
+  attempt_count: number;
+  error: FailureInfo | null;
+  parent_count: number;
+  done_parents?: Set<string>;
+  activated_by?: Set<string>;
+  lease_expires_at?: number;
+  /** Set on a `workflow` node once it has started its child request. */
+  child_request_id?: string | null;
+  /** Built from the request's skeleton: no item yet (./node-skeleton.ts). Never stored. */
+  unwritten?: true;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  failed_at: string | null;
+}
+
+export interface RequestEvent {
+  seq: number;
+  created_at: string;
+  data: { workflow_request?: Record<string, unknown>; node_execution?: Record<string, unknown> };
+}
