@@ -68,7 +68,8 @@ async function finishRequestBuffered(deps: FinishDeps, requestId: string, status
 
 /** A node task that exhausted its deliveries: the node and its request fail instead of hanging. */
 export async function failDeadLetteredTask(task: NodeTask, deps: FinishDeps): Promise<void> {
-  const node = await deps.requests.getNode(task.request_id, task.node_id);
+  // Listed, not read by key: a node whose ready task never got as far as its claim has no item yet.
+  const node = (await deps.requests.listNodes(task.request_id)).find((n) => n.node_id === task.node_id);
   if (!node || isTerminalNode(node.status)) return;
   const failure = { code: 'delivery_exhausted', message: `Node ${node.node_id} could not be processed after repeated deliveries.` };
   await settleAs(deps, node, 'failed', failure);

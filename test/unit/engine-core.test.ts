@@ -265,4 +265,24 @@ describe('finish', () => {
     assert.equal(engine.store.node(request.id, 'a')?.error?.code, 'delivery_exhausted');
     assert.equal(engine.store.requests.get(request.id)?.status, 'failed');
   });
+
+  test('a dead-lettered ready task whose node was never written fails it all the same (its item is created failed)', async () => {
+    const engine = fakeEngine(
+      definitionOf(
+        [
+          ['a', 'transform'],
+          ['b', 'http'],
+        ],
+        [['a', 'b']],
+      ),
+    );
+    const request = await run(engine);
+    assert.equal(engine.store.node(request.id, 'b'), undefined);
+
+    await failDeadLetteredTask({ request_id: request.id, node_id: 'b', ready: true }, engine.deps);
+
+    assert.equal(engine.store.node(request.id, 'b')?.status, 'failed');
+    assert.equal(engine.store.node(request.id, 'b')?.error?.code, 'delivery_exhausted');
+    assert.equal(engine.store.requests.get(request.id)?.status, 'failed');
+  });
 });
