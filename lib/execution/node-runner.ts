@@ -13,12 +13,12 @@ export interface NodeRunContext {
 export type NodeRunner = (context: NodeRunContext) => Promise<unknown>;
 
 /**
- * What a worker can do: the node types it runs, and (with the JSONata
- * runtime) the `when` predicates it evaluates. Each queue's worker bundles
- * only its own, so the agent worker carries the model SDKs and not JSONata,
- * and the node worker the reverse.
+ * What a worker can do: the node types it runs, and how it evaluates the
+ * `when` predicates of edges. Each queue's worker bundles its own runners:
+ * the agent worker carries the model SDKs, the node worker the HTTP client;
+ * both run the pure types.
  */
 export interface WorkerRuntime {
   runners: Partial<Record<NodeType, NodeRunner>>;
-  edgeTaken?: (when: string | undefined, input: unknown) => Promise<boolean>;
+  edgeTaken: (when: string | undefined, input: unknown) => Promise<boolean>;
 }

@@ -28,13 +28,8 @@ export async function afterSettled(deps: Invocation, request: WorkflowRequest, g
   while (next.walk.length > 0) {
     const parent = next.walk.shift()!;
     const edges = graph.children.get(parent.node_id) ?? [];
-    if (!deps.runtime.edgeTaken && edges.some((e) => e.when !== undefined)) {
-      // No JSONata here: the node worker re-runs this node's (idempotent) propagation.
-      next.queued.push({ request_id: request.id, node_id: parent.node_id, node_type: parent.node_type });
-      continue;
-    }
     for (const edge of edges) {
-      const activated = parent.status === 'completed' && (await (deps.runtime.edgeTaken ?? noPredicate)(edge.when, parent.input_data ?? {}));
+      const activated = parent.status === 'completed' && (await deps.runtime.edgeTaken(edge.when, parent.input_data ?? {}));
       if ((graph.parents.get(edge.to)?.length ?? 0) > 1) {
         // Fan-in bookkeeping is gathered for the whole invocation and written
         // once per child (see flushDeferredMarks); the child is open until then.
@@ -50,8 +45,6 @@ export async function afterSettled(deps: Invocation, request: WorkflowRequest, g
   }
   await runDispatched(deps, request, next);
 }
-
-const noPredicate = async (when: string | undefined): Promise<boolean> => when === undefined;
 
 interface Dispatch {
   queued: NodeTask[];

@@ -188,6 +188,35 @@ describe('run and propagate', () => {
   });
 });
 
+describe('after an agent node', () => {
+  test('a condition that follows it, and the branch its when edge takes, run in the agent’s invocation: no further queue hop', async () => {
+    const engine = fakeEngine(
+      definitionOf(
+        [
+          ['a', 'agent', { config: { model: 'local/echo' } }],
+          ['c', 'condition'],
+          ['yes', 'transform'],
+          ['no', 'transform'],
+        ],
+        [
+          ['a', 'c'],
+          ['c', 'yes', 'true'],
+          ['c', 'no', 'false'],
+        ],
+      ),
+    );
+    engine.deps.runtime.runners.agent = async () => ({ content: 'hi' });
+    const request = await run(engine);
+    engine.queued.length = 0;
+
+    await step(engine, request.id, 'a');
+
+    assert.deepEqual(statuses(engine, request.id), { a: 'completed', c: 'completed', yes: 'completed', no: 'skipped' });
+    assert.equal(engine.store.requests.get(request.id)?.status, 'completed');
+    assert.equal(engine.queued.length, 0);
+  });
+});
+
 describe('events of a queued node', () => {
   const flushes = (engine: Engine) => engine.store.calls.appendEvents ?? 0;
 

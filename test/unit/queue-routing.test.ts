@@ -12,11 +12,10 @@ describe('node task routing', () => {
     assert.deepEqual(QUEUES.map((q) => q.name).sort(), [AGENT_TASKS_QUEUE, NODE_TASKS_QUEUE].sort());
   });
 
-  test('each worker runs its own types; only the node worker evaluates JSONata predicates', () => {
+  test('each worker runs its own types and the pure ones; both evaluate JSONata predicates', () => {
     assert.deepEqual(Object.keys(NODE_RUNTIME.runners).sort(), ['condition', 'http', 'transform']);
-    assert.deepEqual(Object.keys(AGENT_RUNTIME.runners), ['agent']);
-    assert.equal(typeof NODE_RUNTIME.edgeTaken, 'function');
-    assert.equal(AGENT_RUNTIME.edgeTaken, undefined);
+    assert.deepEqual(Object.keys(AGENT_RUNTIME.runners).sort(), ['agent', 'condition', 'transform']);
+    assert.equal(NODE_RUNTIME.edgeTaken, AGENT_RUNTIME.edgeTaken);
     assert.equal(QUEUES.find((q) => q.name === AGENT_TASKS_QUEUE)?.invokesModels, true);
     assert.notEqual(QUEUES.find((q) => q.name === NODE_TASKS_QUEUE)?.invokesModels, true);
   });
