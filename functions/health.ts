@@ -1,4 +1,5 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { Health } from '#app/contracts/health.js';
 import { UnavailableError } from '#platform/errors.js';
 import { httpHandler } from '#platform/http/handler.js';
 import { json } from '#platform/http/responses.js';
@@ -6,7 +7,7 @@ import { defaultTable, type TableRef } from '#platform/table/table.js';
 
 /** 200 `{"status":"ok"}` only when the table answers and is active. */
 export const makeHandler = (deps: TableRef = defaultTable()) =>
-  httpHandler({ auth: 'none' }, async () => {
+  httpHandler(Health, { auth: 'none' }, async () => {
     const status = await deps.db
       .send(new DescribeTableCommand({ TableName: deps.tableName }))
       .then((r) => r.Table?.TableStatus)

@@ -1,3 +1,4 @@
+import { OpenApi } from '#app/contracts/open-api.js';
 import { servedOpenApi } from '#app/openapi/served.js';
 import { serviceEnv } from '#platform/config/env.js';
 import { httpHandler } from '#platform/http/handler.js';
@@ -8,7 +9,7 @@ import { jsonText } from '#platform/http/responses.js';
 // spliced in on the first request; it does not change until the next deploy.
 let body: string | undefined;
 
-export const handler = httpHandler({ auth: 'none' }, async () => {
+export const handler = httpHandler(OpenApi, { auth: 'none' }, async () => {
   body ??= servedOpenApi(serviceEnv.baseUrl);
   return jsonText(200, body);
 });

@@ -1,6 +1,6 @@
 import { accountsRepo } from '#accounts/accounts-repository.js';
 import { mintToken } from '#accounts/api-tokens.js';
-import { CreateTokenBody } from '#accounts/schemas/api-tokens.js';
+import { ApiTokensCreate } from '#accounts/contracts/api-tokens-create.js';
 import { accountOfSession, cookieValue, SESSION_COOKIE, type SessionDeps } from '#accounts/sessions.js';
 import { sessionsRepo } from '#accounts/sessions-repository.js';
 import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
@@ -21,7 +21,7 @@ export const makeHandler = (
     baseUrl: serviceEnv.baseUrl,
   },
 ) =>
-  httpHandler({ auth: 'none', errors: 'message', body: CreateTokenBody }, async ({ event, body }) => {
+  httpHandler(ApiTokensCreate, { auth: 'none' }, async ({ event, body }) => {
     const account = await accountOfSession(deps, cookieValue(event.cookies, header(event.headers, 'cookie'), SESSION_COOKIE));
     const minted = await mintToken({ tokens: deps.tokens, newTokenId }, account, body, deps.baseUrl);
     return json(201, minted);

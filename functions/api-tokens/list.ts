@@ -1,6 +1,6 @@
 import { listedToken } from '#accounts/api-tokens.js';
 import { bearerAuth } from '#accounts/bearer-auth.js';
-import { ListTokensQuery } from '#accounts/schemas/api-tokens.js';
+import { ApiTokensList } from '#accounts/contracts/api-tokens-list.js';
 import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
 import { CursorInvalidError } from '#platform/errors.js';
 import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
@@ -8,7 +8,7 @@ import { httpHandler } from '#platform/http/handler.js';
 import { json } from '#platform/http/responses.js';
 
 export const makeHandler = (deps: { tokens: TokensRepo } = { tokens: tokensRepo() }) =>
-  httpHandler({ auth: bearerAuth(deps.tokens), errors: 'message', query: ListTokensQuery }, async ({ principal, query }) => {
+  httpHandler(ApiTokensList, { auth: bearerAuth(deps.tokens) }, async ({ principal, query }) => {
     const scope = `api-tokens:${principal.accountId}`;
     const position = query.cursor ? decodeCursor(query.cursor, scope, {}) : undefined;
     if (position && (typeof position.after !== 'string' || !position.after.startsWith('TOKEN#'))) throw new CursorInvalidError();

@@ -1,6 +1,6 @@
 import { bearerAuth } from '#accounts/bearer-auth.js';
+import { ChatMemoryGet } from '#memory/contracts/chat-memory-get.js';
 import { type MemoryRepo, memoryRepo } from '#memory/memory-repository.js';
-import { MemoryQuery } from '#memory/schemas.js';
 import { CursorInvalidError, NotFoundError } from '#platform/errors.js';
 import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
 import { httpHandler } from '#platform/http/handler.js';
@@ -9,7 +9,7 @@ import { isUuid } from '#platform/uuid.js';
 
 /** An agent node's context memory in a chat, oldest first; only the owner's messages are ever read. */
 export const makeHandler = (deps: { memory: MemoryRepo } = { memory: memoryRepo() }) =>
-  httpHandler({ auth: bearerAuth(), query: MemoryQuery }, async ({ principal, params, query }) => {
+  httpHandler(ChatMemoryGet, { auth: bearerAuth() }, async ({ principal, params, query }) => {
     const agentNodeId = params.agentNodeId ?? '';
     if (!isUuid(agentNodeId)) throw new NotFoundError('No agent node with that id.');
     const scope = `memory:${principal.accountId}:${agentNodeId}`;

@@ -1,7 +1,7 @@
 import { bearerAuth } from '#accounts/bearer-auth.js';
+import { InteractionsList } from '#interactions/contracts/interactions-list.js';
 import { interactionView } from '#interactions/interactions.js';
 import { type InteractionsRepo, interactionsRepo } from '#interactions/interactions-repository.js';
-import { ListInteractionsQuery } from '#interactions/schemas.js';
 import { CursorInvalidError } from '#platform/errors.js';
 import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
 import { httpHandler } from '#platform/http/handler.js';
@@ -9,7 +9,7 @@ import { json } from '#platform/http/responses.js';
 
 /** The account's interactions, newest first, by run, request or status. */
 export const makeHandler = (deps: { interactions: InteractionsRepo } = { interactions: interactionsRepo() }) =>
-  httpHandler({ auth: bearerAuth(), query: ListInteractionsQuery }, async ({ principal, query }) => {
+  httpHandler(InteractionsList, { auth: bearerAuth() }, async ({ principal, query }) => {
     const { cursor, limit, ...filters } = query;
     const scope = `interactions:${principal.accountId}`;
     const after = cursor ? (decodeCursor(cursor, scope, filters) as { gsi1sk: string; pk: string; sk: string }) : undefined;

@@ -1,5 +1,5 @@
 import { bearerAuth } from '#accounts/bearer-auth.js';
-import { ListWorkflowRequestsQuery } from '#execution/schemas/workflow-requests.js';
+import { WorkflowRequestsList } from '#execution/contracts/workflow-requests-list.js';
 import { requestView } from '#execution/views.js';
 import { type WorkflowRequestsRepo, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
 import { CursorInvalidError } from '#platform/errors.js';
@@ -9,7 +9,7 @@ import { json } from '#platform/http/responses.js';
 
 /** History, newest first, filtered by chat, workflow or status. */
 export const makeHandler = (deps: { requests: WorkflowRequestsRepo } = { requests: workflowRequestsRepo() }) =>
-  httpHandler({ auth: bearerAuth(), query: ListWorkflowRequestsQuery }, async ({ principal, query }) => {
+  httpHandler(WorkflowRequestsList, { auth: bearerAuth() }, async ({ principal, query }) => {
     const { cursor, limit, ...filters } = query;
     const scope = `workflow-requests:${principal.accountId}`;
     const position = cursor ? decodeCursor(cursor, scope, filters) : undefined;

@@ -1,6 +1,6 @@
 import { bearerAuth } from '#accounts/bearer-auth.js';
+import { WorkflowRequestsRun } from '#execution/contracts/workflow-requests-run.js';
 import { enqueueNodeTasks } from '#execution/node-queue.js';
-import { RunWorkflowBody } from '#execution/schemas/workflow-requests.js';
 import { type StartDeps, startRequest } from '#execution/start.js';
 import { workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
 import { httpHandler } from '#platform/http/handler.js';
@@ -11,7 +11,7 @@ import { workflowsRepo } from '#workflows/workflows-repository.js';
 
 /** Starts a workflow request; an Idempotency-Key, when sent, makes retries safe. */
 export const makeHandler = (deps: StartDeps = { requests: workflowRequestsRepo(), versions: workflowsRepo(), chats: chatsRepo(), enqueue: enqueueNodeTasks }) =>
-  httpHandler({ auth: bearerAuth(), body: RunWorkflowBody, idempotency: runIdempotent, idempotencyKeyOptional: true }, async ({ principal, body }) => {
+  httpHandler(WorkflowRequestsRun, { auth: bearerAuth(), idempotency: runIdempotent }, async ({ principal, body }) => {
     const request = await startRequest(deps, principal.accountId, body);
     return json(202, { workflow_request_id: request.id, status: request.status });
   });

@@ -1,5 +1,6 @@
 import { bearerAuth } from '#accounts/bearer-auth.js';
 import { ownedRequest } from '#execution/access.js';
+import { WorkflowRequestsStop } from '#execution/contracts/workflow-requests-stop.js';
 import { finishRequest } from '#execution/finish.js';
 import { type EnqueueNodeTasks, enqueueNodeTasks } from '#execution/node-queue.js';
 import { requestView } from '#execution/views.js';
@@ -16,7 +17,7 @@ export const makeHandler = (
     enqueue: enqueueNodeTasks,
   },
 ) =>
-  httpHandler({ auth: bearerAuth() }, async ({ principal, params }) => {
+  httpHandler(WorkflowRequestsStop, { auth: bearerAuth() }, async ({ principal, params }) => {
     const request = await ownedRequest(deps.requests, principal.accountId, params.id);
     const stopped = await finishRequest(deps, request.id, 'stopped', null);
     return json(200, requestView(stopped ?? (await deps.requests.get(request.id)) ?? request));

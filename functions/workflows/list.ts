@@ -4,13 +4,13 @@ import { CursorInvalidError } from '#platform/errors.js';
 import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
 import { httpHandler } from '#platform/http/handler.js';
 import { json } from '#platform/http/responses.js';
-import { ListWorkflowsQuery } from '#workflows/schemas/workflows.js';
+import { WorkflowsList } from '#workflows/contracts/workflows-list.js';
 import { workflowView } from '#workflows/workflows.js';
 import { foldName, WORKFLOW_POSITION, type WorkflowsRepo, workflowsRepo } from '#workflows/workflows-repository.js';
 
 /** GET /v1/workflows: newest first; `search` is part of the cursor's filters. */
 export const makeHandler = (deps: { tokens: TokensRepo; workflows: WorkflowsRepo } = { tokens: tokensRepo(), workflows: workflowsRepo() }) =>
-  httpHandler({ auth: bearerAuth(deps.tokens), query: ListWorkflowsQuery }, async ({ principal, query }) => {
+  httpHandler(WorkflowsList, { auth: bearerAuth(deps.tokens) }, async ({ principal, query }) => {
     const scope = `workflows:${principal.accountId}`;
     const search = query.search ? foldName(query.search) : undefined;
     const filters = { search };

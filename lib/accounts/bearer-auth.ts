@@ -1,5 +1,5 @@
 import { AccountSuspendedError, UnauthorizedError } from '#platform/errors.js';
-import type { HttpMiddleware } from '#platform/http/handler.js';
+import type { AuthMiddleware } from '#platform/http/handler.js';
 import { header } from '#platform/http/responses.js';
 import type { Principal } from '#platform/http/types.js';
 import { accountIdOfToken, tokenHash } from './api-tokens.js';
@@ -9,7 +9,8 @@ import { type TokensRepo, tokensRepo } from './tokens-repository.js';
  * Requires `Authorization: Bearer <token>` and puts the principal on the
  * request. Cookies are never read here, so v2 ignores browser sessions.
  */
-export const bearerAuth = (tokens: TokensRepo = tokensRepo()): HttpMiddleware => ({
+export const bearerAuth = (tokens: TokensRepo = tokensRepo()): AuthMiddleware<'bearer'> => ({
+  scheme: 'bearer',
   before: async (request) => {
     request.context.api.principal = await authenticateBearer(tokens, header(request.event.headers, 'authorization'));
   },

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { matchRoute, type RouteDefinition } from '#app/routes.js';
+import type { RouteDefinition } from '#app/routes.js';
+import { matchRoute } from '#platform/http/routing.js';
 import { loadHandler } from './handlers.js';
 import { installAwsLambdaGlobal, isStreamingHandler, LocalResponseStream, lambdaContext } from './lambda-runtime.js';
 

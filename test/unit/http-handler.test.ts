@@ -7,7 +7,8 @@ import { formatToken } from '#accounts/api-tokens.js';
 import { bearerAuth } from '#accounts/bearer-auth.js';
 import type { TokensRepo } from '#accounts/tokens-repository.js';
 import { NotFoundError } from '#platform/errors.js';
-import { httpHandler } from '#platform/http/handler.js';
+import { defineEndpoint } from '#platform/http/contract.js';
+import { type AuthMiddleware, httpHandler } from '#platform/http/handler.js';
 import { json } from '#platform/http/responses.js';
 import type { ApiContext } from '#platform/http/types.js';
 import { makeHandler as makeMint } from '../../functions/api-tokens/create.js';
@@ -25,9 +26,14 @@ const event = (overrides: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxy
   }) as APIGatewayProxyEventV2;
 const context = () => ({ getRemainingTimeInMillis: () => 1000 }) as unknown as ApiContext;
 
+const route = { method: 'POST', path: '/v2/x', handler: 'test.ts', table: 'none', undocumented: 'a test' } as const;
+const PUBLIC = defineEndpoint({ ...route, id: 'TestPublic', auth: 'none' });
+const BEARER = defineEndpoint({ ...route, id: 'TestBearer', auth: 'bearer' });
+const MESSAGES = defineEndpoint({ ...route, id: 'TestMessages', auth: 'none', errors: 'message', body: z.strictObject({ a: z.string() }) });
+
 describe('httpHandler', () => {
   test('shapes the answer and adds X-Request-Id and Cache-Control', async () => {
-    const handler = httpHandler({ auth: 'none' }, async () => json(200, { ok: true }));
+    const handler = httpHandler(PUBLIC, { auth: 'none' }, async () => json(200, { ok: true }));
     const result = await handler(event({ headers: { 'x-request-id': 'r1' } }), context());
     assert.equal(result.statusCode, 200);
     assert.equal(result.headers['X-Request-Id'], 'r1');
@@ -35,13 +41,13 @@ describe('httpHandler', () => {
   });
 
   test('DomainErrors become problem documents; others an opaque 500', async () => {
-    const notFound = await httpHandler({ auth: 'none' }, async () => {
+    const notFound = await httpHandler(PUBLIC, { auth: 'none' }, async () => {
       throw new NotFoundError();
     })(event({ headers: { 'X-Request-Id': 'r2' } }), context());
     assert.equal(notFound.statusCode, 404);
     assert.equal(notFound.headers['Content-Type'], 'application/problem+json');
     assert.equal(JSON.parse(notFound.body).trace_id, 'r2');
-    const crash = await httpHandler({ auth: 'none' }, async () => {
+    const crash = await httpHandler(PUBLIC, { auth: 'none' }, async () => {
       throw new Error('password=hunter2');
     })(event(), context());
     assert.equal(crash.statusCode, 500);
@@ -50,15 +56,12 @@ describe('httpHandler', () => {
   });
 
   test('a client X-Request-Id that is too long or has controls is replaced', async () => {
-    const result = await httpHandler({ auth: 'none' }, async () => json(200, {}))(event({ headers: { 'x-request-id': 'a b' } }), context());
+    const result = await httpHandler(PUBLIC, { auth: 'none' }, async () => json(200, {}))(event({ headers: { 'x-request-id': 'a b' } }), context());
     assert.match(result.headers['X-Request-Id']!, /^[0-9a-f-]{36}$/);
   });
 
   test('the message format answers {message} with the same status', async () => {
-    const result = await httpHandler({ auth: 'none', errors: 'message', body: z.strictObject({ a: z.string() }) }, async () => json(200, {}))(
-      event({ body: '{"b":1}' }),
-      context(),
-    );
+    const result = await httpHandler(MESSAGES, { auth: 'none' }, async () => json(200, {}))(event({ body: '{"b":1}' }), context());
     assert.equal(result.statusCode, 400);
     assert.deepEqual(Object.keys(JSON.parse(result.body)), ['message']);
   });
@@ -72,7 +75,7 @@ describe('httpHandler', () => {
         return { token: { id: 'tok_1' }, account: { id: accountId, plan: 'pro', suspended: false } };
       },
     } as unknown as TokensRepo;
-    const handler = httpHandler({ auth: bearerAuth(tokens) }, async ({ principal }) => json(200, principal));
+    const handler = httpHandler(BEARER, { auth: bearerAuth(tokens) }, async ({ principal }) => json(200, principal));
     const token = formatToken(accountId);
     for (let i = 0; i < 2; i++) {
       const result = await handler(event({ headers: { authorization: `Bearer ${token}` } }), context());
@@ -82,6 +85,67 @@ describe('httpHandler', () => {
     const missing = await handler(event(), context());
     assert.equal(missing.statusCode, 401);
     assert.equal(missing.headers['WWW-Authenticate'], 'Bearer realm="workflow-service"');
+  });
+});
+
+describe('httpHandler and its contract', () => {
+  test('refuses, when built, an auth step other than its contract names', () => {
+    const untagged = { before: async () => undefined } as unknown as AuthMiddleware<'bearer'>;
+    assert.throws(() => httpHandler(BEARER, { auth: 'none' } as never, async () => json(200, {})), /TestBearer: its contract's auth is bearer/);
+    assert.throws(() => httpHandler(BEARER, { auth: untagged }, async () => json(200, {})), /not a untagged auth middleware/);
+    assert.throws(
+      () => httpHandler(PUBLIC, { auth: bearerAuth({} as TokensRepo) } as never, async () => json(200, {})),
+      /TestPublic: its contract's auth is none/,
+    );
+    const session = defineEndpoint({ ...route, id: 'TestSession', auth: 'session' });
+    assert.doesNotThrow(() => httpHandler(session, { auth: 'none' }, async () => json(200, {})), 'a session contract’s handler reads the cookie itself');
+  });
+
+  test('refuses an idempotency implementation its contract does not ask for, and the lack of one it does', () => {
+    const run = async () => json(200, {});
+    const required = defineEndpoint({ ...route, id: 'TestIdempotent', auth: 'none', idempotency: 'required' });
+    assert.throws(() => httpHandler(required, { auth: 'none' } as never, run), /TestIdempotent: .*idempotency/);
+    assert.throws(() => httpHandler(PUBLIC, { auth: 'none', idempotency: async () => run() } as never, run), /TestPublic: .*idempotency/);
+  });
+
+  test('a required Idempotency-Key is refused when missing; an optional one only when malformed', async () => {
+    const calls: string[] = [];
+    const replay = async (call: { key: string }, _context: unknown, execute: () => Promise<unknown>) => {
+      calls.push(call.key);
+      return execute() as never;
+    };
+    const required = httpHandler(
+      defineEndpoint({ ...route, id: 'TestRequired', auth: 'none', idempotency: 'required' }),
+      { auth: 'none', idempotency: replay },
+      async () => json(200, {}),
+    );
+    const optional = httpHandler(
+      defineEndpoint({ ...route, id: 'TestOptional', auth: 'none', idempotency: 'optional' }),
+      { auth: 'none', idempotency: replay },
+      async () => json(200, {}),
+    );
+    assert.equal(JSON.parse((await required(event(), context())).body).code, 'idempotency_key_required');
+    assert.equal((await optional(event(), context())).statusCode, 200);
+    assert.equal(JSON.parse((await optional(event({ headers: { 'idempotency-key': 'a b' } }), context())).body).code, 'idempotency_key_invalid');
+    assert.equal((await required(event({ headers: { 'idempotency-key': 'k1' } }), context())).statusCode, 200);
+    assert.deepEqual(calls, ['k1'], 'only a request with a key runs through the idempotency store');
+  });
+
+  test('building and running a handler never loads its contract’s responses', async () => {
+    let loaded = 0;
+    const documented = defineEndpoint({
+      ...PUBLIC,
+      undocumented: undefined,
+      operationId: 'test',
+      summary: 'A test',
+      tags: ['Service'],
+      responses: async () => {
+        loaded++;
+        return {};
+      },
+    });
+    await httpHandler(documented, { auth: 'none' }, async () => json(200, {}))(event(), context());
+    assert.equal(loaded, 0);
   });
 });
 

@@ -3,10 +3,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, test } from 'vitest';
+import { generatedFiles } from '#app/generate.js';
 import { buildOpenApiDocument } from '#app/openapi/document.js';
-import { GENERATED_PATH, generatedModuleSource } from '#app/openapi/generate.js';
-import { allowedMethods, matchRoute, ROUTES, type RouteDefinition } from '#app/routes.js';
+import { ENDPOINTS } from '#app/registry.generated.js';
+import { ROUTES, type RouteDefinition } from '#app/routes.js';
 import { REPO_ROOT } from '#local/handlers.js';
+import { allowedMethods, matchRoute } from '#platform/http/routing.js';
 import type { ApiContext } from '#platform/http/types.js';
 import { handler as serveOpenApi } from '../../functions/openapi.js';
 
@@ -34,8 +36,8 @@ describe('route table', () => {
   });
 });
 
-describe('OpenAPI document', () => {
-  const document = buildOpenApiDocument('https://svc.example');
+describe('OpenAPI document', async () => {
+  const document = await buildOpenApiDocument(ENDPOINTS, 'https://svc.example');
 
   test('is OpenAPI 3.1 at version 1.0.0 with the server url', () => {
     assert.equal(document.openapi, '3.1.0');
@@ -61,12 +63,18 @@ describe('OpenAPI document', () => {
   });
 });
 
-describe('served OpenAPI document', () => {
-  test('the committed generated module is what the schemas generate now', () => {
-    const committed = readFileSync(resolve(REPO_ROOT, GENERATED_PATH), 'utf8');
-    assert.ok(committed === generatedModuleSource(), `${GENERATED_PATH} is out of date with the schemas and OpenAPI modules: run npm run openapi`);
+describe('generated files', () => {
+  test('the committed registry, served routes and OpenAPI document are what the tree generates now', async () => {
+    const files = await generatedFiles();
+    assert.deepEqual(Object.keys(files).sort(), ['lib/app/openapi/generated.ts', 'lib/app/registry.generated.ts', 'lib/app/served-routes.generated.ts']);
+    for (const [path, source] of Object.entries(files)) {
+      const committed = existsSync(resolve(REPO_ROOT, path)) ? readFileSync(resolve(REPO_ROOT, path), 'utf8') : undefined;
+      assert.ok(committed === source, `${path} is out of date with the contracts, schemas or feature folders: run npm run openapi`);
+    }
   });
+});
 
+describe('served OpenAPI document', () => {
   test('GET /openapi.json answers the document with the base URL, JSON-escaped, as its server', async () => {
     // Characters that need JSON escaping, and `$&`, which String#replace would expand.
     const baseUrl = 'https://svc.example/a"b\\c$&';
@@ -78,7 +86,7 @@ describe('served OpenAPI document', () => {
       const result = await serveOpenApi(event as unknown as APIGatewayProxyEventV2, context);
       assert.equal(result.statusCode, 200);
       assert.equal(result.headers['Content-Type'], 'application/json');
-      assert.deepEqual(JSON.parse(result.body), buildOpenApiDocument(baseUrl));
+      assert.deepEqual(JSON.parse(result.body), await buildOpenApiDocument(ENDPOINTS, baseUrl));
     } finally {
       if (previous === undefined) delete process.env.BASE_URL;
       else process.env.BASE_URL = previous;

@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, test } from 'vitest';
-import { matchRoute } from '#app/routes.js';
+import { ROUTES } from '#app/routes.js';
 import { REPO_ROOT } from '#local/handlers.js';
+import { matchRoute } from '#platform/http/routing.js';
 import type { ApiContext } from '#platform/http/types.js';
 import { makeHandler as makeLogin } from '../../functions/auth/login.js';
 import { handler as notFound } from '../../functions/not-found.js';
@@ -16,7 +17,7 @@ describe('sample events (events/)', () => {
   test('HTTP API samples name routes of the route table', () => {
     for (const name of ['http-api-list-tokens.json', 'http-api-login.json', 'http-api-unknown-path.json']) {
       const event = sample(name);
-      assert.equal(matchRoute(event.requestContext.http.method, event.rawPath)?.routeKey, event.routeKey, name);
+      assert.equal(matchRoute(event.requestContext.http.method, event.rawPath, ROUTES)?.routeKey, event.routeKey, name);
     }
   });
 

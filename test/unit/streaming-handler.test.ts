@@ -2,19 +2,20 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import type { APIGatewayProxyEventV2, StreamifyHandler } from 'aws-lambda';
 import { afterEach, describe, test } from 'vitest';
-import { NotFoundError, UnauthorizedError } from '#platform/errors.js';
-import { type HttpMiddleware, streamingHttpHandler } from '#platform/http/handler.js';
+import { UnauthorizedError } from '#platform/errors.js';
+import { defineEndpoint } from '#platform/http/contract.js';
+import { type AuthMiddleware, streamingHttpHandler } from '#platform/http/handler.js';
 import { EVENT_STREAM_HEADERS, streamBody } from '#platform/http/streaming.js';
 import type { ApiContext, HttpEvent } from '#platform/http/types.js';
 
-const event = (path: string, headers: Record<string, string> = {}): APIGatewayProxyEventV2 =>
+const event = (path: string, headers: Record<string, string> = {}, method = 'GET'): APIGatewayProxyEventV2 =>
   ({
     version: '2.0',
     routeKey: '$default',
     rawPath: path,
     rawQueryString: '',
     headers: { 'x-request-id': 'trace-1', ...headers },
-    requestContext: { http: { method: 'GET', path } },
+    requestContext: { http: { method, path } },
     isBase64Encoded: false,
   }) as unknown as APIGatewayProxyEventV2;
 const context = () => ({ getRemainingTimeInMillis: () => 60_000 }) as unknown as ApiContext;
@@ -46,21 +47,27 @@ class Client extends Writable {
 }
 
 /** Refuses without `Authorization`, as bearerAuth does. */
-const auth: HttpMiddleware = {
+const auth: AuthMiddleware<'bearer'> = {
+  scheme: 'bearer',
   before: (request) => {
     if (!request.event.headers.authorization) throw new UnauthorizedError();
   },
 };
-const pathParameters = (e: HttpEvent) => {
-  const id = /^\/things\/([^/]+)\/listen$/.exec(e.rawPath)?.[1];
-  if (!id) throw new NotFoundError(`No endpoint at ${e.rawPath}.`);
-  return { id };
-};
+const LISTEN = defineEndpoint({
+  id: 'TestListen',
+  method: 'GET',
+  path: '/things/{id}/listen',
+  handler: 'test.ts',
+  auth: 'bearer',
+  streaming: true,
+  table: 'none',
+  undocumented: 'a test',
+});
 
 /** A route streaming `frames` for a thing, recording how its producer ended. */
 function route(frames: (id: string, signal: AbortSignal) => AsyncGenerator<string>) {
   const producer = { started: false, finished: false, signal: undefined as AbortSignal | undefined };
-  const handler = streamingHttpHandler({ auth, pathParameters }, async ({ params }) => ({
+  const handler = streamingHttpHandler(LISTEN, { auth, served: [LISTEN] }, async ({ params }) => ({
     statusCode: 200,
     headers: { ...EVENT_STREAM_HEADERS },
     body: streamBody(async function* (signal) {
@@ -92,20 +99,24 @@ describe('streamingHttpHandler with the runtime’s response streaming', () => {
     assert.ok(client.writableFinished, 'the response ended');
   });
 
-  test('refusals are whole problem documents before any stream; the path is checked before auth', async () => {
+  test('refusals are whole problem documents before any stream; the path is checked against the contract’s before auth', async () => {
     const metadata = installRuntime();
     const { handler, producer } = route(twoFrames);
     const unauthorized = new Client();
     await (handler as StreamifyHandler)(event('/things/t1/listen'), unauthorized as never, context());
     const notFound = new Client();
     await (handler as StreamifyHandler)(event('/elsewhere'), notFound as never, context());
+    const notAllowed = new Client();
+    await (handler as StreamifyHandler)(event('/things/t1/listen', {}, 'POST'), notAllowed as never, context());
     assert.deepEqual(
       metadata.map((m) => [m.statusCode, (m.headers as Record<string, string>)['Content-Type'], (m.headers as Record<string, string>)['X-Request-Id']]),
       [
         [401, 'application/problem+json', 'trace-1'],
         [404, 'application/problem+json', 'trace-1'],
+        [405, 'application/problem+json', 'trace-1'],
       ],
     );
+    assert.equal((metadata[2]!.headers as Record<string, string>).Allow, 'GET');
     assert.equal((metadata[0]!.headers as Record<string, string>)['WWW-Authenticate'], 'Bearer realm="workflow-service"');
     assert.equal(JSON.parse(unauthorized.chunks.join('')).code, 'unauthorized');
     assert.equal(JSON.parse(notFound.chunks.join('')).code, 'not_found');

@@ -34,3 +34,5 @@ export const ListTokensResponse = z
     has_more: z.boolean(),
   })
   .meta({ id: 'ApiTokenList' });
+
+export { MessageSchema as RevokedMessage } from '#platform/openapi/problem-schemas.js';

@@ -1,13 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { registerTokenPaths } from '#accounts/openapi/api-tokens.js';
-import { registerAuthPaths } from '#accounts/openapi/auth.js';
-import { registerWorkflowRequestPaths } from '#execution/openapi/workflow-requests.js';
-import { registerWorkflowRequestStreamPaths } from '#execution/openapi/workflow-requests-stream.js';
-import { registerInteractionPaths } from '#interactions/openapi/interactions.js';
-import { registerMemoryPaths } from '#memory/openapi/memory.js';
-import { registerCommon } from '#platform/openapi/common.js';
-import { registerWorkflowPaths } from '#workflows/openapi/workflows.js';
-import { registerServicePaths } from './service.js';
+import type { EndpointContract } from '#platform/http/contract.js';
+import { registerOperations } from '#platform/openapi/operations.js';
 
 /** Every tag an operation uses, in the order a reader meets them. */
 const TAGS = [
@@ -21,22 +14,28 @@ const TAGS = [
   { name: 'Interactions', description: 'Questions and approvals that wait on a person.' },
 ];
 
+/** Operations by their first tag's place in TAGS, so a reader meets them by subject; in contract order within one. */
+function inTagOrder(endpoints: readonly EndpointContract[]): EndpointContract[] {
+  const rank = (contract: EndpointContract): number => {
+    const tag = contract.tags?.[0];
+    const at = TAGS.findIndex((t) => t.name === tag);
+    if (tag !== undefined && at < 0) throw new Error(`${contract.id}: tag ${tag} is not in TAGS (lib/app/openapi/document.ts)`);
+    return at;
+  };
+  return [...endpoints].sort((a, b) => rank(a) - rank(b));
+}
+
 /**
- * The OpenAPI 3.1 document, generated from the zod schemas that validate
- * requests; nothing here is written by hand but descriptions. Built by
- * `npm run openapi` into lib/app/openapi/generated.ts, never in a Lambda.
+ * The OpenAPI 3.1 document, generated from the endpoint contracts and the
+ * zod schemas that validate requests; nothing here is written by hand but
+ * descriptions. Built by `npm run openapi` into lib/app/openapi/generated.ts,
+ * never in a Lambda. `endpoints` are passed in (not read from
+ * lib/app/registry.generated.ts), so the generator can build the document
+ * of the tree as it is before that file is written again.
  */
-export function buildOpenApiDocument(serverUrl = '/') {
+export async function buildOpenApiDocument(endpoints: readonly EndpointContract[], serverUrl = '/') {
   const registry = new OpenAPIRegistry();
-  const common = registerCommon(registry);
-  registerServicePaths(registry, common);
-  registerAuthPaths(registry, common);
-  registerTokenPaths(registry, common);
-  registerMemoryPaths(registry, common);
-  registerInteractionPaths(registry, common);
-  registerWorkflowRequestPaths(registry, common);
-  registerWorkflowRequestStreamPaths(registry, common);
-  registerWorkflowPaths(registry, common);
+  await registerOperations(registry, inTagOrder(endpoints));
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

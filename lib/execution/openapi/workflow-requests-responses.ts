@@ -72,3 +72,6 @@ export const ExecutionTreeSchema: z.ZodType<ExecutionTree> = z
     },
   })
   .meta({ id: 'ExecutionTree' });
+
+/** What every route on one request by id answers when it is not the caller's to see. */
+export const REQUEST_NOT_FOUND = "No such request, a malformed id, or another account's (indistinguishable, `not_found`).";

@@ -19,3 +19,6 @@ export const InteractionSchema = z
 export const InteractionList = z
   .object({ data: z.array(InteractionSchema), page: z.object({ has_more: z.boolean(), next_cursor: z.string().nullable() }) })
   .meta({ id: 'InteractionList' });
+
+/** What every route on one interaction by id answers when it is not the caller's to see. */
+export const INTERACTION_NOT_FOUND = "No such interaction, a malformed id, or another account's (indistinguishable, `not_found`).";

@@ -2,14 +2,15 @@ import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import middy from '@middy/core';
 import type { Context, StreamifyHandler } from 'aws-lambda';
-import type { z } from 'zod';
 import { serviceEnv } from '../config/env.js';
 import { DomainError } from '../errors.js';
 import { logger } from '../observability/logger.js';
+import type { AuthScheme, BodyOf, EndpointContract, QueryOf } from './contract.js';
 import { checkIdempotencyKey, type IdempotentCall } from './idempotency-key.js';
 import { parseBody, parseQuery } from './parse.js';
 import { type ErrorFormat, errorResponse } from './problem.js';
 import { header } from './responses.js';
+import { matchRoute, type RoutePattern, unservedRouteError } from './routing.js';
 import { buffered, clientGone, lambdaStreaming, type StreamingResult } from './streaming.js';
 import type { ApiContext, HttpEvent, HttpResult, Principal } from './types.js';
 
@@ -27,22 +28,21 @@ type RunIdempotent = (call: IdempotentCall, context: Context, execute: () => Pro
 
 export type HttpMiddleware = middy.MiddlewareObj<HttpEvent, HttpResult, Error, ApiContext>;
 
-export interface RouteOptions<B, Q> {
+/** An auth step, tagged with the scheme it checks, so a handler cannot pass another than its contract's. */
+export type AuthMiddleware<S extends AuthScheme = AuthScheme> = HttpMiddleware & { readonly scheme: S };
+
+/** What a handler passes beside its contract: the parts that take dependencies (fakes in unit tests). */
+export type HandlerOptions<C extends EndpointContract> = {
   /**
-   * `bearerAuth()` (lib/accounts/bearer-auth.ts) for token-authenticated routes;
-   * `none` where the handler checks what it needs itself. Passed in, so
-   * routes without auth do not bundle the token store.
+   * `bearerAuth(tokens)` (lib/accounts/bearer-auth.ts) when the contract's
+   * auth is bearer; otherwise `none` (a session contract's handler reads the
+   * cookie itself). Passed in, so routes without auth do not bundle the token store.
    */
-  auth: HttpMiddleware | 'none';
-  /** Token calls answer `{message}`; everything else answers problem documents. */
-  errors?: ErrorFormat;
-  body?: z.ZodType<B>;
-  query?: z.ZodType<Q>;
-  /** Passed in by writes that must be idempotent (every v2 POST but cancel). */
-  idempotency?: RunIdempotent;
-  /** v1 writes honour an Idempotency-Key when one is sent, but do not require it. */
-  idempotencyKeyOptional?: boolean;
-}
+  auth: C extends { auth: 'bearer' } ? AuthMiddleware<'bearer'> : 'none';
+} & (C extends { idempotency: 'required' | 'optional' }
+  ? /** `runIdempotent` (lib/platform/http/idempotency.ts); passed in, so other routes do not bundle Powertools idempotency. */
+    { idempotency: RunIdempotent }
+  : { idempotency?: undefined });
 
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 
@@ -78,13 +78,13 @@ const requestContext = (format: ErrorFormat): HttpMiddleware => {
   };
 };
 
-const validateInput = <B, Q>(options: RouteOptions<B, Q>): HttpMiddleware => ({
+const validateInput = (contract: EndpointContract): HttpMiddleware => ({
   before: (request) => {
     const key = header(request.event.headers, 'idempotency-key');
-    if (options.idempotency && (key !== undefined || !options.idempotencyKeyOptional)) checkIdempotencyKey(key);
-    if (options.query) request.context.api.query = parseQuery(request.event, options.query);
-    if (options.body) {
-      const { value, raw } = parseBody(request.event, options.body);
+    if (contract.idempotency && (key !== undefined || contract.idempotency === 'required')) checkIdempotencyKey(key);
+    if (contract.query) request.context.api.query = parseQuery(request.event, contract.query);
+    if (contract.body) {
+      const { value, raw } = parseBody(request.event, contract.body);
       request.context.api.body = value;
       request.context.api.rawBody = raw;
     }
@@ -101,44 +101,66 @@ const apiRequest = <B, Q>(event: HttpEvent, context: ApiContext): ApiRequest<B, 
   params: (event.pathParameters ?? {}) as Record<string, string>,
 });
 
+/** The auth step the handler passed, refused unless it is the one its contract names. */
+function authStep(contract: EndpointContract, auth: AuthMiddleware | 'none'): HttpMiddleware | undefined {
+  const wanted = contract.auth === 'bearer' ? 'bearer' : 'none';
+  const passed = auth === 'none' ? 'none' : auth.scheme;
+  if (passed !== wanted) {
+    const name = (scheme: string | undefined) => (scheme === 'none' ? "'none'" : `a ${scheme ?? 'untagged'} auth middleware`);
+    throw new Error(`${contract.id}: its contract's auth is ${contract.auth}, so its handler passes ${name(wanted)}, not ${name(passed)}.`);
+  }
+  return auth === 'none' ? undefined : auth;
+}
+
 /** The stack every route runs: request id → (path) → auth → input validation → `core`. */
-function stack<B, Q, R>(
-  options: RouteOptions<B, Q>,
+function stack<R>(
+  contract: EndpointContract,
+  auth: AuthMiddleware | 'none',
   core: (event: HttpEvent, context: ApiContext) => Promise<R>,
   plugin?: middy.PluginObject,
   path?: HttpMiddleware,
 ) {
-  const handler = middy<HttpEvent, R, Error, ApiContext>(core, plugin).use(requestContext(options.errors ?? 'problem'));
+  const step = authStep(contract, auth);
+  const handler = middy<HttpEvent, R, Error, ApiContext>(core, plugin).use(requestContext(contract.errors ?? 'problem'));
   if (path) handler.use(path);
-  if (options.auth !== 'none') handler.use(options.auth);
-  return handler.use(validateInput(options));
+  if (step) handler.use(step);
+  return handler.use(validateInput(contract));
 }
 
 /**
- * Builds a Lambda handler for one HTTP route: request id → auth → input
- * validation → (idempotency) → `fn`. `fn` only shapes the answer.
+ * Builds the Lambda handler of a contract's route: request id → auth →
+ * input validation (the contract's query and body) → (idempotency) → `fn`.
+ * `fn` only shapes the answer.
  */
-export function httpHandler<B = undefined, Q = undefined>(options: RouteOptions<B, Q>, fn: (request: ApiRequest<B, Q>) => Promise<HttpResult>) {
+export function httpHandler<const C extends EndpointContract>(
+  contract: C,
+  options: HandlerOptions<C>,
+  fn: (request: ApiRequest<BodyOf<C>, QueryOf<C>>) => Promise<HttpResult>,
+) {
+  const { auth, idempotency } = options as { auth: AuthMiddleware | 'none'; idempotency?: RunIdempotent };
+  if (contract.streaming) throw new Error(`${contract.id} streams: streamingHttpHandler builds its handler.`);
+  if (!contract.idempotency !== !idempotency) {
+    throw new Error(`${contract.id}: its handler passes an idempotency implementation exactly when its contract asks for idempotency.`);
+  }
   const core = async (event: HttpEvent, context: ApiContext): Promise<HttpResult> => {
-    const request = apiRequest<B, Q>(event, context);
+    const request = apiRequest<BodyOf<C>, QueryOf<C>>(event, context);
     const key = header(event.headers, 'idempotency-key');
-    if (!options.idempotency || key === undefined) return fn(request);
-    return options.idempotency(
-      { accountId: request.principal?.accountId ?? 'anonymous', route: event.routeKey, key, body: context.api.rawBody ?? null },
-      context,
-      () => fn(request),
+    if (!idempotency || key === undefined) return fn(request);
+    return idempotency({ accountId: request.principal?.accountId ?? 'anonymous', route: event.routeKey, key, body: context.api.rawBody ?? null }, context, () =>
+      fn(request),
     );
   };
-  return stack(options, core);
+  return stack(contract, auth, core);
 }
 
-export interface StreamingRouteOptions<Q> extends Pick<RouteOptions<undefined, Q>, 'auth' | 'errors' | 'query'> {
+export interface StreamingHandlerOptions<C extends EndpointContract> extends Pick<HandlerOptions<C>, 'auth'> {
   /**
-   * The path parameters, from the path: a function URL sends every path to
-   * the one function with no route matched. Throws (404, 405) for a path
-   * the route does not serve; runs before auth, as routing does.
+   * Every route the service serves. A function URL sends every path to the
+   * one function with no route matched, so the path is matched against the
+   * contract's here, before auth, as routing does; any other path answers
+   * what API Gateway would: 405 where `served` has the path, else 404.
    */
-  pathParameters?: (event: HttpEvent) => Record<string, string>;
+  served: readonly RoutePattern[];
 }
 
 /**
@@ -150,29 +172,37 @@ export interface StreamingRouteOptions<Q> extends Pick<RouteOptions<undefined, Q
  * global is absent, the handler answers buffered instead: the whole body
  * once it has ended, as a plain `HttpResult`.
  */
-export function streamingHttpHandler<Q = undefined>(
-  options: StreamingRouteOptions<Q>,
-  fn: (request: ApiRequest<undefined, Q>) => Promise<HttpResult | StreamingResult>,
+export function streamingHttpHandler<const C extends EndpointContract>(
+  contract: C,
+  options: StreamingHandlerOptions<C>,
+  fn: (request: ApiRequest<undefined, QueryOf<C>>) => Promise<HttpResult | StreamingResult>,
 ) {
-  const { pathParameters } = options;
-  const path: HttpMiddleware | undefined = pathParameters && {
+  const auth = options.auth as AuthMiddleware | 'none';
+  if (!contract.streaming || contract.body || contract.idempotency) {
+    throw new Error(`${contract.id}: a streaming handler serves a streaming contract, without a body or idempotency.`);
+  }
+  const path: HttpMiddleware = {
     before: (request) => {
-      request.event.pathParameters = pathParameters(request.event);
+      const method = request.event.requestContext?.http?.method ?? 'GET';
+      const rawPath = request.event.rawPath ?? '/';
+      const matched = matchRoute(method, rawPath, [contract]);
+      if (!matched) throw unservedRouteError(method, rawPath, options.served);
+      request.event.pathParameters = matched.params;
     },
   };
   const runtime = lambdaStreaming();
   if (!runtime) {
-    const handler = stack(options, (event, context) => fn(apiRequest<undefined, Q>(event, context)), undefined, path);
+    const handler = stack(contract, auth, (event, context) => fn(apiRequest<undefined, QueryOf<C>>(event, context)), undefined, path);
     return async (event: HttpEvent, context: Context): Promise<HttpResult> => buffered(await handler(event, context as ApiContext));
   }
   /** The body each invocation streams, by its context: waited for when the client leaves. */
   const bodies = new WeakMap<object, Readable>();
   const core = async (event: HttpEvent, context: ApiContext) => {
-    const result = await fn(apiRequest<undefined, Q>(event, context));
+    const result = await fn(apiRequest<undefined, QueryOf<C>>(event, context));
     if (typeof result.body !== 'string') bodies.set(context, result.body);
     return result;
   };
-  const streamed = stack(options, core, { streamifyResponse: true }, path) as unknown as StreamifyHandler<HttpEvent, void>;
+  const streamed = stack(contract, auth, core, { streamifyResponse: true }, path) as unknown as StreamifyHandler<HttpEvent, void>;
   return runtime.streamifyResponse<HttpEvent>(async (event, responseStream, context) => {
     try {
       await streamed(event, responseStream, context);

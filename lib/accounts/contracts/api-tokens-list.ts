@@ -1,0 +1,22 @@
+import { defineEndpoint } from '#platform/http/contract.js';
+import { ListTokensQuery } from '../schemas/api-tokens.js';
+
+export const ApiTokensList = defineEndpoint({
+  id: 'ApiTokensList',
+  method: 'GET',
+  path: '/v1/api-tokens',
+  handler: 'functions/api-tokens/list.ts',
+  auth: 'bearer',
+  errors: 'message',
+  query: ListTokensQuery,
+  table: 'read',
+  operationId: 'listApiTokens',
+  summary: 'List live API tokens',
+  description: 'Expired and revoked tokens are omitted. Paged with `limit` and `cursor`. Errors are `{message}` bodies.',
+  tags: ['API tokens'],
+  responses: () =>
+    import('../openapi/api-tokens-responses.js').then(({ ListTokensResponse }) => ({
+      200: { description: 'A page of tokens.', schema: ListTokensResponse },
+      400: 'A query parameter is out of range or the cursor is invalid.',
+    })),
+});

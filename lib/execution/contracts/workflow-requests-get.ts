@@ -1,0 +1,20 @@
+import { defineEndpoint } from '#platform/http/contract.js';
+import { RequestIdParams } from './params.js';
+
+export const WorkflowRequestsGet = defineEndpoint({
+  id: 'WorkflowRequestsGet',
+  method: 'GET',
+  path: '/v1/workflow-requests/{id}',
+  handler: 'functions/workflow-requests/get.ts',
+  auth: 'bearer',
+  params: RequestIdParams,
+  table: 'read',
+  operationId: 'getWorkflowRequest',
+  summary: 'A workflow request',
+  tags: ['Workflow requests'],
+  responses: () =>
+    import('../openapi/workflow-requests-responses.js').then(({ WorkflowRequestSchema, REQUEST_NOT_FOUND }) => ({
+      200: { description: 'The request.', schema: WorkflowRequestSchema },
+      404: REQUEST_NOT_FOUND,
+    })),
+});

@@ -1,0 +1,20 @@
+import { defineEndpoint } from '#platform/http/contract.js';
+import { ListWorkflowRequestsQuery } from '../schemas/workflow-requests.js';
+
+export const WorkflowRequestsList = defineEndpoint({
+  id: 'WorkflowRequestsList',
+  method: 'GET',
+  path: '/v1/workflow-requests',
+  handler: 'functions/workflow-requests/list.ts',
+  auth: 'bearer',
+  query: ListWorkflowRequestsQuery,
+  table: 'read',
+  operationId: 'listWorkflowRequests',
+  summary: 'History of workflow requests, newest first',
+  tags: ['Workflow requests'],
+  responses: () =>
+    import('../openapi/workflow-requests-responses.js').then(({ WorkflowRequestList }) => ({
+      200: { description: 'A page.', schema: WorkflowRequestList },
+      400: 'A bad parameter or cursor (`invalid_parameter`, `cursor_invalid`; `cursor_filter_mismatch` when filters changed).',
+    })),
+});

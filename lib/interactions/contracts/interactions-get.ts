@@ -1,0 +1,20 @@
+import { defineEndpoint } from '#platform/http/contract.js';
+import { InteractionIdParams } from './params.js';
+
+export const InteractionsGet = defineEndpoint({
+  id: 'InteractionsGet',
+  method: 'GET',
+  path: '/v2/interactions/{id}',
+  handler: 'functions/interactions/get.ts',
+  auth: 'bearer',
+  params: InteractionIdParams,
+  table: 'read',
+  operationId: 'getInteraction',
+  summary: 'An interaction',
+  tags: ['Interactions'],
+  responses: () =>
+    import('../openapi/interactions-responses.js').then(({ InteractionSchema, INTERACTION_NOT_FOUND }) => ({
+      200: { description: 'The interaction.', schema: InteractionSchema },
+      404: INTERACTION_NOT_FOUND,
+    })),
+});

@@ -1,0 +1,20 @@
+import { defineEndpoint } from '#platform/http/contract.js';
+import { ListInteractionsQuery } from '../schemas.js';
+
+export const InteractionsList = defineEndpoint({
+  id: 'InteractionsList',
+  method: 'GET',
+  path: '/v2/interactions',
+  handler: 'functions/interactions/list.ts',
+  auth: 'bearer',
+  query: ListInteractionsQuery,
+  table: 'read',
+  operationId: 'listInteractions',
+  summary: 'Pending questions and approvals',
+  tags: ['Interactions'],
+  responses: () =>
+    import('../openapi/interactions-responses.js').then(({ InteractionList }) => ({
+      200: { description: 'A page, newest first.', schema: InteractionList },
+      400: 'A bad parameter or cursor (`invalid_parameter`, `cursor_invalid`, `cursor_filter_mismatch`).',
+    })),
+});

@@ -1,0 +1,23 @@
+import { defineEndpoint } from '#platform/http/contract.js';
+import { MemoryQuery } from '../schemas.js';
+
+export const ChatMemoryGet = defineEndpoint({
+  id: 'ChatMemoryGet',
+  method: 'GET',
+  path: '/v1/chat-memory/{agentNodeId}',
+  handler: 'functions/chat-memory/get.ts',
+  auth: 'bearer',
+  params: { agentNodeId: { format: 'uuid' } },
+  query: MemoryQuery,
+  table: 'read',
+  operationId: 'getChatMemory',
+  summary: "An agent node's context memory",
+  description: 'Messages the agent node wrote to the context memory, oldest first, paged by an opaque cursor.',
+  tags: ['Chat memory'],
+  responses: () =>
+    import('../openapi/memory-responses.js').then(({ MemoryPage }) => ({
+      200: { description: 'A page of messages.', schema: MemoryPage },
+      400: '`chat_id` missing, `limit` out of range (`invalid_parameter`), or a bad cursor (`cursor_invalid`, `cursor_filter_mismatch`).',
+      404: 'Malformed agent node id (`not_found`). A well-formed id with no messages answers an empty page.',
+    })),
+});

@@ -1,0 +1,22 @@
+import { defineEndpoint } from '#platform/http/contract.js';
+import { ListWorkflowsQuery } from '../schemas/workflows.js';
+
+export const WorkflowsList = defineEndpoint({
+  id: 'WorkflowsList',
+  method: 'GET',
+  path: '/v1/workflows',
+  handler: 'functions/workflows/list.ts',
+  auth: 'bearer',
+  query: ListWorkflowsQuery,
+  table: 'read',
+  operationId: 'listWorkflows',
+  summary: 'List or search workflows',
+  description:
+    'Newest first, paged with `limit` and `cursor`. `search` keeps the workflows whose name contains it, ignoring case; a cursor is only valid under the `search` it was issued for (otherwise 400 `cursor_filter_mismatch`). A sparse search may answer a short (even empty) page with `has_more` true: follow `next_cursor`.',
+  tags: ['Workflows'],
+  responses: () =>
+    import('../openapi/workflows-responses.js').then(({ ListWorkflowsResponse }) => ({
+      200: { description: 'A page of workflows.', schema: ListWorkflowsResponse },
+      400: '`invalid_parameter`, `cursor_invalid` or `cursor_filter_mismatch`.',
+    })),
+});
