@@ -1,6 +1,16 @@
 // The rule of the house (docs/architecture.md), checked in `npm test` by `npm run lint:deps`.
-const FEATURES = '(accounts|workflows|execution|interactions|memory)';
-const SHARED = '(expressions|models|net|events)';
+const { readdirSync } = require('node:fs');
+const { join } = require('node:path');
+
+// Shared capabilities are few and chosen; every other folder of lib/ but the
+// platform and the composition (app, local tooling, operator CLI) is a feature.
+const SHARED_NAMES = ['expressions', 'models', 'net', 'events', 'mcp'];
+const NOT_FEATURES = new Set(['platform', 'app', 'local', 'admin', ...SHARED_NAMES]);
+const FEATURE_NAMES = readdirSync(join(__dirname, 'lib'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && !NOT_FEATURES.has(entry.name))
+  .map((entry) => entry.name);
+const FEATURES = `(${FEATURE_NAMES.join('|')})`;
+const SHARED = `(${SHARED_NAMES.join('|')})`;
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -81,6 +81,12 @@ export function workerEnvironmentOf(environment: Readonly<Record<string, string>
   return out;
 }
 
+/** Only the outbound settings of `workerEnvironment`, under their own names: what routes marked `outbound` get. */
+export function outboundEnvironmentOf(environment: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const all = workerEnvironmentOf(environment);
+  return Object.fromEntries(Object.keys(OUTBOUND_VARIABLES).flatMap((name) => (all[name] === undefined ? [] : [[name, all[name]]])));
+}
+
 /** `QUEUE_URL_<NAME>`: the same name the local stack sets (lib/app/queues.ts). */
 export const queueUrlEnvName = queueUrlVariable;
 
@@ -289,6 +295,8 @@ export class WorkflowServiceStack extends Stack {
         table: route.table,
       });
       fn.addEnvironment('BASE_URL', publicUrl);
+      // A route that calls addresses users chose (MCP servers) follows the same outbound settings as the workers.
+      if (route.outbound) for (const [name, value] of Object.entries(outboundEnvironmentOf(props.workerEnvironment))) fn.addEnvironment(name, value);
       this.routeFunctions.set(route.id, fn);
       const integration = new HttpLambdaIntegration(`${route.id}Integration`, fn, {
         payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,

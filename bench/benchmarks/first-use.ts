@@ -45,6 +45,14 @@ export const FIRST_USE: Array<{ name: string; trigger: string; who: string; base
       `import { openaiClient } from ${repoImport('lib/models/openai.ts')};\nprocess.env.OPENAI_API_KEY ??= 'bench';\nconst c = await openaiClient();\nexport const handler = async () => typeof c.chat;\n`,
   },
   {
+    name: 'first-use:mcp',
+    trigger: "the first call to an MCP server (the SDK's protocol layer, its streamable HTTP transport and schemas)",
+    who: 'HarnessesTools',
+    base: HELLO,
+    source: () =>
+      `import { loadMcpSdk } from ${repoImport('lib/mcp/client.ts')};\nconst sdk = await loadMcpSdk();\nexport const handler = async () => typeof sdk.ToolsClient;\n`,
+  },
+  {
     // The agent worker has the SDK's core loaded with its DynamoDB and SQS clients: what Bedrock adds is measured over sdk-floor.
     name: 'first-use:bedrock',
     trigger: 'the first Bedrock model call',

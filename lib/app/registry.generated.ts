@@ -2,7 +2,9 @@
 import { ACCOUNTS_ENDPOINTS } from '#accounts/contracts/index.js';
 import { EXECUTION_ENDPOINTS } from '#execution/contracts/index.js';
 import { EXECUTION_QUEUES } from '#execution/queues.js';
+import { HARNESSES_ENDPOINTS } from '#harnesses/contracts/index.js';
 import { INTERACTIONS_ENDPOINTS } from '#interactions/contracts/index.js';
+import { MACHINES_ENDPOINTS } from '#machines/contracts/index.js';
 import { MEMORY_ENDPOINTS } from '#memory/contracts/index.js';
 import type { EndpointContract } from '#platform/http/contract.js';
 import type { QueueDefinition } from '#platform/queues.js';
@@ -14,7 +16,9 @@ export const ENDPOINTS: readonly EndpointContract[] = [
   ...ACCOUNTS_ENDPOINTS,
   ...APP_ENDPOINTS,
   ...EXECUTION_ENDPOINTS,
+  ...HARNESSES_ENDPOINTS,
   ...INTERACTIONS_ENDPOINTS,
+  ...MACHINES_ENDPOINTS,
   ...MEMORY_ENDPOINTS,
   ...WORKFLOWS_ENDPOINTS,
 ];

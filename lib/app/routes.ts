@@ -20,13 +20,15 @@ export interface RouteDefinition {
   streaming?: boolean;
   /** Sends to the queues (the stack grants sqs:SendMessage only to these). */
   sends?: boolean;
+  /** Calls addresses users chose: the stack sets the operator's outbound settings on it. */
+  outbound?: boolean;
   timeoutSeconds?: number;
   memoryMb?: number;
 }
 
 export const routeOf = (contract: EndpointContract): RouteDefinition => {
-  const { id, method, path, handler: entry, table, streaming, sends, timeoutSeconds, memoryMb } = contract;
-  const optional = { streaming, sends, timeoutSeconds, memoryMb };
+  const { id, method, path, handler: entry, table, streaming, sends, outbound, timeoutSeconds, memoryMb } = contract;
+  const optional = { streaming, sends, outbound, timeoutSeconds, memoryMb };
   return { id, method, path, entry, table, ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)) };
 };
 

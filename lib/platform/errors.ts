@@ -21,11 +21,15 @@ export interface FieldError {
 export type ErrorKind =
   | 'malformed'
   | 'unauthenticated'
+  /** The plan does not allow it (a limit money would lift). */
+  | 'payment_required'
   | 'forbidden'
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
   | 'invalid'
+  /** A server of the caller's (an MCP server) is unreachable or failing. */
+  | 'upstream_failed'
   | 'unavailable'
   | 'internal';
 

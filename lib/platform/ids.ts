@@ -7,3 +7,5 @@ import { randomBytes } from 'node:crypto';
 const prefixed = (prefix: string) => (): string => `${prefix}_${Date.now().toString(36).padStart(9, '0')}${randomBytes(12).toString('base64url')}`;
 
 export const newTokenId = prefixed('tok');
+export const newHarnessId = prefixed('h');
+export const newMachineId = prefixed('mch');

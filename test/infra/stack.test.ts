@@ -8,7 +8,7 @@ import { test } from 'vitest';
 import { ROUTES, type RouteDefinition } from '#app/routes.js';
 import type { QueueDefinition } from '#platform/queues.js';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
-import { cloudFrontPathPattern, queueUrlEnvName, REPO_ROOT, WorkflowServiceStack, workerEnvironmentOf } from '../../infra/stack.js';
+import { cloudFrontPathPattern, outboundEnvironmentOf, queueUrlEnvName, REPO_ROOT, WorkflowServiceStack, workerEnvironmentOf } from '../../infra/stack.js';
 
 // One synthesis for the whole file (every function is bundled with esbuild).
 // The real route table (with its listen stream), plus a second streaming
@@ -323,6 +323,22 @@ test('worker environment: outbound settings under their own names, earlier names
     }),
     { OUTBOUND_ALLOWED_HOSTS: 'new.internal', OUTBOUND_ALLOW_INSECURE: 'false' },
   );
+});
+
+test('routes marked outbound (the harness tools listing) get the outbound settings and nothing else of the workers’ environment', () => {
+  assert.deepEqual(outboundEnvironmentOf({ HTTP_NODE_ALLOWED_HOSTS: '10.0.0.0/8', OPENAI_API_KEY: 'k' }), { OUTBOUND_ALLOWED_HOSTS: '10.0.0.0/8' });
+  assert.deepEqual(outboundEnvironmentOf(undefined), {});
+  const outbound = httpRoutes.filter((r) => r.outbound).map((r) => r.id);
+  assert.deepEqual(outbound, ['HarnessesTools']);
+  for (const route of httpRoutes) {
+    const variables = resources()[logicalId(functionOf(route.id).node.defaultChild as CfnElement)]!.Properties?.Environment?.Variables as Record<
+      string,
+      unknown
+    >;
+    const expected = route.outbound ? ['10.0.0.0/8', 'true'] : [undefined, undefined];
+    assert.deepEqual([variables.OUTBOUND_ALLOWED_HOSTS, variables.OUTBOUND_ALLOW_INSECURE], expected, route.id);
+    assert.equal(variables.OPENAI_API_KEY, undefined, route.id);
+  }
 });
 
 test('response-streaming function URL, served through CloudFront with the API', () => {

@@ -12,6 +12,8 @@ const TAGS = [
   { name: 'Workflow requests', description: 'Running a workflow version, its history, execution tree and live event stream.' },
   { name: 'Chat memory', description: 'What agent nodes wrote to a context memory.' },
   { name: 'Interactions', description: 'Questions and approvals that wait on a person.' },
+  { name: 'Harnesses', description: 'Agent definitions: immutable sets of files with `harness.json` at the root (model, instructions, tools, MCP servers).' },
+  { name: 'Machines', description: 'Where runs run: one run at a time per machine, the rest wait in order. The plan limits how many an account has.' },
 ];
 
 /** Operations by their first tag's place in TAGS, so a reader meets them by subject; in contract order within one. */

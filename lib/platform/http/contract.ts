@@ -93,6 +93,8 @@ interface RouteFields {
   table: TableAccess;
   /** Sends to the queues (the stack grants sqs:SendMessage only to these). */
   sends?: true;
+  /** Calls addresses users chose (MCP servers): the stack gives it the operator's outbound settings, as it gives the workers. */
+  outbound?: true;
   timeoutSeconds?: number;
   memoryMb?: number;
 }

@@ -28,12 +28,14 @@ const TITLES: Record<number, string> = {
 export const STATUS_OF: Record<ErrorKind, number> = {
   malformed: 400,
   unauthenticated: 401,
+  payment_required: 402,
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
   invalid: 422,
   internal: 500,
+  upstream_failed: 502,
   unavailable: 503,
 };
 

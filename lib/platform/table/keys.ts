@@ -42,6 +42,17 @@ export const keys = {
   /** A chat (the context memory identity); the item names its account. */
   chat: (chatId: string): Key => ({ pk: `CHAT#${chatId}`, sk: 'CHAT' }),
 
+  // --- Machines (lib/machines/machines-repository.ts) ------------------------
+  /**
+   * A machine, under its account: another account's machine id never
+   * resolves. Machine ids sort by creation time, so the account's machines
+   * are one consistent Query in creation order.
+   */
+  machine: (accountId: string, machineId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: `MACHINE#${machineId}` }),
+  machinePrefix: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'MACHINE#' }),
+  /** How many machines the account has (`machine_count`), raised and lowered in the transactions that create and delete them. */
+  machineCount: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'MACHINES' }),
+
   // --- Workflow execution (lib/engine) -------------------------------------
   // A request, its node executions and its event log share one partition, so
   // the tree is one Query and the event log is ordered by its sort key.
@@ -71,6 +82,20 @@ export const keys = {
     gsi1sk: `${createdAt}#${interactionId}`,
   }),
   interactionIndexPartition: (accountId: string) => `ACCOUNT#${accountId}#INTERACTIONS`,
+
+  // --- Harnesses (lib/harnesses/harnesses-repository.ts) ---------------------
+  // A harness's head item and one item per file share one partition: the
+  // whole harness is one Query, one file (the instructions) one GetItem.
+  /** The head: account, name, model, the parsed harness.json and the file list; written after its files. */
+  harness: (harnessId: string): Key => ({ pk: `HARNESS#${harnessId}`, sk: 'HARNESS' }),
+  /** One file of a harness, by its path. */
+  harnessFile: (harnessId: string, path: string): Key => ({ pk: `HARNESS#${harnessId}`, sk: `FILE#${path}` }),
+  /** Gsi1 entry of a harness's head: an account's harnesses, newest first. */
+  harnessIndex: (accountId: string, createdAt: string, harnessId: string) => ({
+    gsi1pk: `ACCOUNT#${accountId}#HARNESSES`,
+    gsi1sk: `${createdAt}#${harnessId}`,
+  }),
+  harnessIndexPartition: (accountId: string) => `ACCOUNT#${accountId}#HARNESSES`,
 
   // --- Context memory (agent nodes) ------------------------------------------
   /** One partition per (context memory id, agent node); messages sort oldest first. */
