@@ -34,14 +34,17 @@ const constantOf = (folder: string) => folder.toUpperCase().replace(/-/g, '_');
 /** Folders of lib/ with contracts or queues, by name. lib/platform/queues.ts is the queues' shape, lib/app/queues.ts their list. */
 function scan(): Feature[] {
   const folders = readdirSync(join(ROOT, 'lib'), { withFileTypes: true }).filter((entry) => entry.isDirectory());
-  return folders
-    .map(({ name: folder }) => ({
-      folder,
-      endpoints: existsSync(join(ROOT, 'lib', folder, 'contracts', 'index.ts')) ? `${constantOf(folder)}_ENDPOINTS` : undefined,
-      queues: !['app', 'platform'].includes(folder) && existsSync(join(ROOT, 'lib', folder, 'queues.ts')) ? `${constantOf(folder)}_QUEUES` : undefined,
-    }))
-    .filter((feature) => feature.endpoints || feature.queues)
-    .sort((a, b) => a.folder.localeCompare(b.folder));
+  return (
+    folders
+      .map(({ name: folder }) => ({
+        folder,
+        endpoints: existsSync(join(ROOT, 'lib', folder, 'contracts', 'index.ts')) ? `${constantOf(folder)}_ENDPOINTS` : undefined,
+        queues: !['app', 'platform'].includes(folder) && existsSync(join(ROOT, 'lib', folder, 'queues.ts')) ? `${constantOf(folder)}_QUEUES` : undefined,
+      }))
+      .filter((feature) => feature.endpoints || feature.queues)
+      // The service's own endpoints first, then the features by name: the document's order of tags.
+      .sort((a, b) => Number(b.folder === 'app') - Number(a.folder === 'app') || a.folder.localeCompare(b.folder))
+  );
 }
 
 /** The import specifier of a module of lib/<folder>: `#<folder>/…` (package.json#imports maps `#*` to lib/), or relative inside lib/app. */

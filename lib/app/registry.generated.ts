@@ -13,8 +13,8 @@ import { APP_ENDPOINTS } from './contracts/index.js';
 
 /** Every feature's endpoint contracts (lib/<feature>/contracts/index.ts). */
 export const ENDPOINTS: readonly EndpointContract[] = [
-  ...ACCOUNTS_ENDPOINTS,
   ...APP_ENDPOINTS,
+  ...ACCOUNTS_ENDPOINTS,
   ...EXECUTION_ENDPOINTS,
   ...HARNESSES_ENDPOINTS,
   ...INTERACTIONS_ENDPOINTS,

@@ -2,14 +2,14 @@
 
 /** Every route the service serves, without its schemas: what the answers to a path no route serves read (lib/platform/http/routing.ts). */
 export const SERVED_ROUTES = [
+  { id: 'Health', method: 'GET', path: '/healthz' },
+  { id: 'OpenApi', method: 'GET', path: '/openapi.json' },
+  { id: 'NotFound', method: 'ANY', path: '$default' },
   { id: 'AuthLogin', method: 'POST', path: '/v1/auth/login' },
   { id: 'AuthLogout', method: 'POST', path: '/v1/auth/logout' },
   { id: 'ApiTokensCreate', method: 'POST', path: '/v1/api-tokens' },
   { id: 'ApiTokensList', method: 'GET', path: '/v1/api-tokens' },
   { id: 'ApiTokensRevoke', method: 'POST', path: '/v1/api-tokens/revoke' },
-  { id: 'Health', method: 'GET', path: '/healthz' },
-  { id: 'OpenApi', method: 'GET', path: '/openapi.json' },
-  { id: 'NotFound', method: 'ANY', path: '$default' },
   { id: 'WorkflowRequestsRun', method: 'POST', path: '/v1/workflow-requests/run' },
   { id: 'WorkflowRequestsList', method: 'GET', path: '/v1/workflow-requests' },
   { id: 'WorkflowRequestsGet', method: 'GET', path: '/v1/workflow-requests/{id}' },

@@ -7,7 +7,7 @@ import { formatToken } from '#accounts/api-tokens.js';
 import { bearerAuth } from '#accounts/bearer-auth.js';
 import type { TokensRepo } from '#accounts/tokens-repository.js';
 import { NotFoundError } from '#platform/errors.js';
-import { defineEndpoint } from '#platform/http/contract.js';
+import { defineEndpoint, defineTag } from '#platform/http/contract.js';
 import { type AuthMiddleware, httpHandler } from '#platform/http/handler.js';
 import { json } from '#platform/http/responses.js';
 import type { ApiContext } from '#platform/http/types.js';
@@ -138,7 +138,7 @@ describe('httpHandler and its contract', () => {
       undocumented: undefined,
       operationId: 'test',
       summary: 'A test',
-      tags: ['Service'],
+      tags: [defineTag('Service', 'A test tag.')],
       responses: async () => {
         loaded++;
         return {};

@@ -8,6 +8,7 @@ import { buildOpenApiDocument } from '#app/openapi/document.js';
 import { ENDPOINTS } from '#app/registry.generated.js';
 import { ROUTES, type RouteDefinition } from '#app/routes.js';
 import { REPO_ROOT } from '#local/handlers.js';
+import { defineTag, type EndpointContract } from '#platform/http/contract.js';
 import { allowedMethods, matchRoute } from '#platform/http/routing.js';
 import type { ApiContext } from '#platform/http/types.js';
 import { handler as serveOpenApi } from '../../functions/openapi.js';
@@ -60,6 +61,19 @@ describe('OpenAPI document', async () => {
     const list = document.paths?.['/v1/api-tokens']?.get;
     const limit = list?.parameters?.find((p) => 'name' in p && p.name === 'limit') as { schema: { minimum: number; maximum: number } };
     assert.deepEqual([limit.schema.minimum, limit.schema.maximum], [1, 100]);
+  });
+
+  test('lists every tag its operations use, each with its feature’s description, the service’s own first', () => {
+    const used = new Set(ENDPOINTS.flatMap((e) => (e.tags ?? []).map((t) => t.name)));
+    assert.deepEqual(new Set(document.tags?.map((t) => t.name)), used);
+    assert.ok(document.tags?.every((t) => (t.description ?? '').length > 0));
+    assert.equal(document.tags?.[0]?.name, 'Service');
+  });
+
+  test('refuses a tag stated twice (two descriptions of one name)', async () => {
+    const [first] = ENDPOINTS.filter((e) => e.tags?.length);
+    const impostor = { ...first!, id: 'Impostor', path: '/impostor', tags: [defineTag(first!.tags![0]!.name, 'Another description.')] };
+    await assert.rejects(buildOpenApiDocument([first!, impostor as EndpointContract]), /stated twice/);
   });
 });
 

@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { CreateTokenBody } from '../schemas/api-tokens.js';
+import { API_TOKENS_TAG } from './tags.js';
 
 /** The token calls answer errors as `{message}` (specification, API tokens), not as problem documents. */
 export const ApiTokensCreate = defineEndpoint({
@@ -15,7 +16,7 @@ export const ApiTokensCreate = defineEndpoint({
   summary: 'Mint an API token',
   description:
     'Authenticated by the browser session cookie only; a bearer token alone is refused with 401. Requires a paid plan and a balance of at least 2.00 USD. The plaintext token is returned once; only its hash is stored. Errors are `{message}` bodies.',
-  tags: ['API tokens'],
+  tags: [API_TOKENS_TAG],
   responses: () =>
     import('../openapi/api-tokens-responses.js').then(({ CreatedToken }) => ({
       201: { description: 'The token, shown once.', schema: CreatedToken },

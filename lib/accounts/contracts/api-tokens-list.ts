@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { ListTokensQuery } from '../schemas/api-tokens.js';
+import { API_TOKENS_TAG } from './tags.js';
 
 export const ApiTokensList = defineEndpoint({
   id: 'ApiTokensList',
@@ -13,7 +14,7 @@ export const ApiTokensList = defineEndpoint({
   operationId: 'listApiTokens',
   summary: 'List live API tokens',
   description: 'Expired and revoked tokens are omitted. Paged with `limit` and `cursor`. Errors are `{message}` bodies.',
-  tags: ['API tokens'],
+  tags: [API_TOKENS_TAG],
   responses: () =>
     import('../openapi/api-tokens-responses.js').then(({ ListTokensResponse }) => ({
       200: { description: 'A page of tokens.', schema: ListTokensResponse },

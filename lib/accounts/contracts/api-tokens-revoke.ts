@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { RevokeTokenBody } from '../schemas/api-tokens.js';
+import { API_TOKENS_TAG } from './tags.js';
 
 export const ApiTokensRevoke = defineEndpoint({
   id: 'ApiTokensRevoke',
@@ -14,7 +15,7 @@ export const ApiTokensRevoke = defineEndpoint({
   summary: 'Revoke an API token',
   description:
     'The revoked token answers 401 on its next request, at once. An unknown or foreign id is 404 and changes nothing. Errors are `{message}` bodies.',
-  tags: ['API tokens'],
+  tags: [API_TOKENS_TAG],
   responses: () =>
     import('../openapi/api-tokens-responses.js').then(({ RevokedMessage }) => ({
       200: { description: 'Revoked.', schema: RevokedMessage },

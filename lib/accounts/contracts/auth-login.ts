@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { LoginBody } from '../schemas/auth.js';
+import { SESSIONS_TAG } from './tags.js';
 
 export const AuthLogin = defineEndpoint({
   id: 'AuthLogin',
@@ -13,7 +14,7 @@ export const AuthLogin = defineEndpoint({
   operationId: 'login',
   summary: 'Open a browser session',
   description: 'Sets `session=<opaque>; HttpOnly; Secure; SameSite=Strict; Path=/` for 12 hours. The cookie is a credential only on POST /v1/api-tokens.',
-  tags: ['Sessions'],
+  tags: [SESSIONS_TAG],
   responses: () =>
     import('../openapi/auth-responses.js').then(({ LoginResponse, SESSION_SET }) => ({
       200: { description: 'Signed in.', headers: SESSION_SET, schema: LoginResponse },

@@ -1,4 +1,5 @@
 import { defineEndpoint } from '#platform/http/contract.js';
+import { SERVICE_TAG } from './tags.js';
 
 // Neither service operation answers a 4xx (no credential, parameter or body
 // is read), so neither documents one: redocly's operation-4xx-response warns about both.
@@ -12,7 +13,7 @@ export const Health = defineEndpoint({
   operationId: 'health',
   summary: 'Health check',
   description: 'No credentials. 200 once the table answers.',
-  tags: ['Service'],
+  tags: [SERVICE_TAG],
   responses: () =>
     import('../openapi/service-responses.js').then(({ HealthStatus, UNAVAILABLE_RETRY }) => ({
       200: { description: 'Every dependency is up.', schema: HealthStatus },

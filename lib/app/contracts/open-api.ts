@@ -1,4 +1,5 @@
 import { defineEndpoint } from '#platform/http/contract.js';
+import { SERVICE_TAG } from './tags.js';
 
 export const OpenApi = defineEndpoint({
   id: 'OpenApi',
@@ -10,7 +11,7 @@ export const OpenApi = defineEndpoint({
   operationId: 'openapi',
   summary: 'This OpenAPI 3.1 document',
   description: 'No credentials. Its server is the deployment’s base URL.',
-  tags: ['Service'],
+  tags: [SERVICE_TAG],
   responses: () =>
     import('../openapi/service-responses.js').then(({ OpenApiDocument }) => ({
       200: { description: 'The document.', schema: OpenApiDocument },

@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { RequestIdParams } from './params.js';
+import { WORKFLOW_REQUESTS_TAG } from './tags.js';
 
 export const WorkflowRequestsGet = defineEndpoint({
   id: 'WorkflowRequestsGet',
@@ -11,7 +12,7 @@ export const WorkflowRequestsGet = defineEndpoint({
   table: 'read',
   operationId: 'getWorkflowRequest',
   summary: 'A workflow request',
-  tags: ['Workflow requests'],
+  tags: [WORKFLOW_REQUESTS_TAG],
   responses: () =>
     import('../openapi/workflow-requests-responses.js').then(({ WorkflowRequestSchema, REQUEST_NOT_FOUND }) => ({
       200: { description: 'The request.', schema: WorkflowRequestSchema },

@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { ListWorkflowRequestsQuery } from '../schemas/workflow-requests.js';
+import { WORKFLOW_REQUESTS_TAG } from './tags.js';
 
 export const WorkflowRequestsList = defineEndpoint({
   id: 'WorkflowRequestsList',
@@ -11,7 +12,7 @@ export const WorkflowRequestsList = defineEndpoint({
   table: 'read',
   operationId: 'listWorkflowRequests',
   summary: 'History of workflow requests, newest first',
-  tags: ['Workflow requests'],
+  tags: [WORKFLOW_REQUESTS_TAG],
   responses: () =>
     import('../openapi/workflow-requests-responses.js').then(({ WorkflowRequestList }) => ({
       200: { description: 'A page.', schema: WorkflowRequestList },

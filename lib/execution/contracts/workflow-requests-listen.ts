@@ -1,4 +1,5 @@
 import { defineEndpoint } from '#platform/http/contract.js';
+import { WORKFLOW_REQUESTS_TAG } from './tags.js';
 
 export const WorkflowRequestsListen = defineEndpoint({
   id: 'WorkflowRequestsListen',
@@ -20,7 +21,7 @@ export const WorkflowRequestsListen = defineEndpoint({
     '`data: keepalive` (not JSON, no id) is sent every 3 seconds.',
     'The stream closes after a payload whose `workflow_request.status` is `completed`, `failed` or `stopped`. It also closes after 30 minutes, and in AWS before the streaming function’s 15-minute limit; reconnect with `Last-Event-ID` to continue where it stopped. A reconnect to a finished request the client has all of is answered 204, which tells EventSource clients to stop reconnecting.',
   ].join('\n\n'),
-  tags: ['Workflow requests'],
+  tags: [WORKFLOW_REQUESTS_TAG],
   responses: () =>
     import('../openapi/stream-responses.js').then(({ EventStream }) => ({
       200: EventStream,

@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { RunWorkflowBody } from '../schemas/workflow-requests.js';
+import { WORKFLOW_REQUESTS_TAG } from './tags.js';
 
 export const WorkflowRequestsRun = defineEndpoint({
   id: 'WorkflowRequestsRun',
@@ -15,7 +16,7 @@ export const WorkflowRequestsRun = defineEndpoint({
   summary: 'Run a workflow version',
   description:
     'Creates a workflow request (`pending`) with one node execution per node and queues the chosen entry nodes. Nodes run on SQS workers as they become ready. An `Idempotency-Key` header is optional here; with one, retries return the first answer with `Idempotency-Replayed: true`. Node types that cannot run yet, unconfigured model providers and agent tools are refused with 422 before anything starts.',
-  tags: ['Workflow requests'],
+  tags: [WORKFLOW_REQUESTS_TAG],
   responses: () =>
     import('../openapi/workflow-requests-responses.js').then(({ RunWorkflowResponse }) => ({
       202: { description: 'Started.', schema: RunWorkflowResponse },

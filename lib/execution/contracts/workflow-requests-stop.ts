@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { RequestIdParams } from './params.js';
+import { WORKFLOW_REQUESTS_TAG } from './tags.js';
 
 export const WorkflowRequestsStop = defineEndpoint({
   id: 'WorkflowRequestsStop',
@@ -13,7 +14,7 @@ export const WorkflowRequestsStop = defineEndpoint({
   operationId: 'stopWorkflowRequest',
   summary: 'Stop a workflow request',
   description: 'Stops the request and every node still open. A terminal request comes back unchanged (200). Idempotent.',
-  tags: ['Workflow requests'],
+  tags: [WORKFLOW_REQUESTS_TAG],
   responses: () =>
     import('../openapi/workflow-requests-responses.js').then(({ WorkflowRequestSchema, REQUEST_NOT_FOUND }) => ({
       200: { description: 'The request.', schema: WorkflowRequestSchema },

@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { RequestIdParams } from './params.js';
+import { WORKFLOW_REQUESTS_TAG } from './tags.js';
 
 export const WorkflowRequestsTree = defineEndpoint({
   id: 'WorkflowRequestsTree',
@@ -12,7 +13,7 @@ export const WorkflowRequestsTree = defineEndpoint({
   operationId: 'getExecutionTree',
   summary: 'The execution tree',
   description: 'The request, its node executions, and the trees of its child requests.',
-  tags: ['Workflow requests'],
+  tags: [WORKFLOW_REQUESTS_TAG],
   responses: () =>
     import('../openapi/workflow-requests-responses.js').then(({ ExecutionTreeSchema, REQUEST_NOT_FOUND }) => ({
       200: { description: 'The tree.', schema: ExecutionTreeSchema },

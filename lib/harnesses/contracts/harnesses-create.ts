@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { CreateHarnessBody } from '../schemas.js';
+import { HARNESSES_TAG } from './tags.js';
 
 export const HarnessesCreate = defineEndpoint({
   id: 'HarnessesCreate',
@@ -18,7 +19,7 @@ export const HarnessesCreate = defineEndpoint({
     'Any breach is 400 `harness_files_invalid`, whose `detail` names every offending path and whose `errors` has one entry per offending path: `name` is the path itself (the pointer `/files/<i>/path` for an empty path; `/files` for the whole set: too many files or bytes), `location` `body`, `reason` everything wrong with it, `code` the first of `path_empty`, `path_absolute`, `path_parent_segment`, `path_invalid`, `path_too_long`, `path_duplicate`, `file_too_large`, `not_text`, `too_many_files`, `files_too_large`, `harness_json_missing`, `harness_json_invalid` (the reason says what is wrong, naming fields by JSON Pointer into harness.json).',
     'Whether the model’s provider is configured, or the instructions file empty, is not checked here: a run of such a harness answers 422 `harness_not_runnable`. Requires `Idempotency-Key`; a retry with the same key and body returns the first answer with `Idempotency-Replayed: true`.',
   ].join('\n\n'),
-  tags: ['Harnesses'],
+  tags: [HARNESSES_TAG],
   responses: () =>
     import('../openapi/harnesses-responses.js').then(({ HarnessCreatedSchema }) => ({
       201: { description: 'The harness.', schema: HarnessCreatedSchema },

@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { ListHarnessesQuery } from '../schemas.js';
+import { HARNESSES_TAG } from './tags.js';
 
 export const HarnessesList = defineEndpoint({
   id: 'HarnessesList',
@@ -12,7 +13,7 @@ export const HarnessesList = defineEndpoint({
   operationId: 'listHarnesses',
   summary: 'List harnesses',
   description: 'The account’s harnesses, newest first, paged with `limit` (1 to 100, default 20) and `cursor` (`page.next_cursor`).',
-  tags: ['Harnesses'],
+  tags: [HARNESSES_TAG],
   responses: () =>
     import('../openapi/harnesses-responses.js').then(({ HarnessListSchema }) => ({
       200: { description: 'A page of harnesses, newest first.', schema: HarnessListSchema },

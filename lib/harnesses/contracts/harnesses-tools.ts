@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { HarnessIdParams } from './params.js';
+import { HARNESSES_TAG } from './tags.js';
 
 export const HarnessesTools = defineEndpoint({
   id: 'HarnessesTools',
@@ -16,7 +17,7 @@ export const HarnessesTools = defineEndpoint({
     'The built-in `ask_user` (arguments `{question}`; it opens an `answer` interaction and the answer is the result), then every tool each MCP server of the harness lists **now**, offered as `<server name>__<tool name>` (in the harness’s server order, then the server’s), then every harness.json `tools` entry that names no such tool, with `source: "harness"` and `available: false` (a run does not offer it). `require_approval` comes from the `tools` entry that names the tool (false without one).',
     'The servers are asked at once, over MCP’s streamable HTTP transport (JSON or SSE answers) through the outbound address guard (`https:` only and no non-public address, unless the operator allows them), each within 10 seconds. One that is unreachable, refused by the guard, answers an HTTP error or no valid MCP, or is too slow, answers 502 `upstream_unavailable` whose `detail` names it (every such server, when several fail).',
   ].join('\n\n'),
-  tags: ['Harnesses'],
+  tags: [HARNESSES_TAG],
   responses: () =>
     import('../openapi/harnesses-responses.js').then(({ HarnessToolListSchema, HARNESS_NOT_FOUND }) => ({
       200: { description: 'The tools.', schema: HarnessToolListSchema },

@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { InteractionIdParams } from './params.js';
+import { INTERACTIONS_TAG } from './tags.js';
 
 export const InteractionsGet = defineEndpoint({
   id: 'InteractionsGet',
@@ -11,7 +12,7 @@ export const InteractionsGet = defineEndpoint({
   table: 'read',
   operationId: 'getInteraction',
   summary: 'An interaction',
-  tags: ['Interactions'],
+  tags: [INTERACTIONS_TAG],
   responses: () =>
     import('../openapi/interactions-responses.js').then(({ InteractionSchema, INTERACTION_NOT_FOUND }) => ({
       200: { description: 'The interaction.', schema: InteractionSchema },

@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { ListInteractionsQuery } from '../schemas.js';
+import { INTERACTIONS_TAG } from './tags.js';
 
 export const InteractionsList = defineEndpoint({
   id: 'InteractionsList',
@@ -11,7 +12,7 @@ export const InteractionsList = defineEndpoint({
   table: 'read',
   operationId: 'listInteractions',
   summary: 'Pending questions and approvals',
-  tags: ['Interactions'],
+  tags: [INTERACTIONS_TAG],
   responses: () =>
     import('../openapi/interactions-responses.js').then(({ InteractionList }) => ({
       200: { description: 'A page, newest first.', schema: InteractionList },

@@ -1,6 +1,7 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { RespondBody } from '../schemas.js';
 import { InteractionIdParams } from './params.js';
+import { INTERACTIONS_TAG } from './tags.js';
 
 export const InteractionsRespond = defineEndpoint({
   id: 'InteractionsRespond',
@@ -17,7 +18,7 @@ export const InteractionsRespond = defineEndpoint({
   summary: 'Answer an interaction',
   description:
     'Answers a pending interaction and resumes what waits on it: an approved approval node completes, a rejected one fails its node and the request. Requires `Idempotency-Key`; a retry with the same key and body returns the first answer with `Idempotency-Replayed: true`.',
-  tags: ['Interactions'],
+  tags: [INTERACTIONS_TAG],
   responses: () =>
     import('../openapi/interactions-responses.js').then(({ InteractionSchema, INTERACTION_NOT_FOUND }) => ({
       200: { description: 'The answered interaction.', schema: InteractionSchema },

@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { CreateMachineBody } from '../schemas/machines.js';
+import { MACHINES_TAG } from './tags.js';
 
 export const MachinesCreate = defineEndpoint({
   id: 'MachinesCreate',
@@ -17,7 +18,7 @@ export const MachinesCreate = defineEndpoint({
     'The plan limits how many machines an account has (free 1, pro 3, team 20), exactly, also under concurrent creates: past it the answer is 402 `machine_limit_reached`, whose problem document also carries the `limit`. Deleting a machine frees its slot.',
     'An `Idempotency-Key` header is optional here; with one, a retry returns the first answer with `Idempotency-Replayed: true` and takes no second slot.',
   ].join('\n\n'),
-  tags: ['Machines'],
+  tags: [MACHINES_TAG],
   responses: () =>
     import('../openapi/machines-responses.js').then(({ MachineSchema, MACHINES_TOO_BUSY }) => ({
       201: { description: 'The machine.', schema: MachineSchema },

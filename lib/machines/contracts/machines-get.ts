@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { MachineIdParams } from './params.js';
+import { MACHINES_TAG } from './tags.js';
 
 export const MachinesGet = defineEndpoint({
   id: 'MachinesGet',
@@ -12,7 +13,7 @@ export const MachinesGet = defineEndpoint({
   operationId: 'getMachine',
   summary: 'Get a machine',
   description: 'With its status: the run that holds it (`current_run_id`) and how many wait for it (`queued_runs`).',
-  tags: ['Machines'],
+  tags: [MACHINES_TAG],
   responses: () =>
     import('../openapi/machines-responses.js').then(({ MachineSchema, MACHINE_NOT_FOUND }) => ({
       200: { description: 'The machine.', schema: MachineSchema },

@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { ListMachinesQuery } from '../schemas/machines.js';
+import { MACHINES_TAG } from './tags.js';
 
 export const MachinesList = defineEndpoint({
   id: 'MachinesList',
@@ -12,7 +13,7 @@ export const MachinesList = defineEndpoint({
   operationId: 'listMachines',
   summary: 'List machines',
   description: 'Newest first, paged with `limit` and `cursor`. A machine just created or deleted is already listed, or gone, on the next call.',
-  tags: ['Machines'],
+  tags: [MACHINES_TAG],
   responses: () =>
     import('../openapi/machines-responses.js').then(({ ListMachinesResponse }) => ({
       200: { description: 'A page of machines.', schema: ListMachinesResponse },

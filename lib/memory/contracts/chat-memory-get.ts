@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { MemoryQuery } from '../schemas.js';
+import { CHAT_MEMORY_TAG } from './tags.js';
 
 export const ChatMemoryGet = defineEndpoint({
   id: 'ChatMemoryGet',
@@ -13,7 +14,7 @@ export const ChatMemoryGet = defineEndpoint({
   operationId: 'getChatMemory',
   summary: "An agent node's context memory",
   description: 'Messages the agent node wrote to the context memory, oldest first, paged by an opaque cursor.',
-  tags: ['Chat memory'],
+  tags: [CHAT_MEMORY_TAG],
   responses: () =>
     import('../openapi/memory-responses.js').then(({ MemoryPage }) => ({
       200: { description: 'A page of messages.', schema: MemoryPage },

@@ -99,12 +99,21 @@ interface RouteFields {
   memoryMb?: number;
 }
 
+/** An OpenAPI tag: a group of operations and the text that opens it. */
+export interface OpenApiTag {
+  name: string;
+  description: string;
+}
+
+/** States a tag once, in the feature whose operations it groups (`contracts/tags.ts`). */
+export const defineTag = (name: string, description: string): OpenApiTag => ({ name, description });
+
 interface OperationFields {
   operationId: string;
   summary: string;
   description?: string;
-  /** Tags of lib/app/openapi/document.ts (TAGS). */
-  tags: readonly string[];
+  /** The document lists every tag its operations use, in the order it first meets them. */
+  tags: readonly OpenApiTag[];
   responses: () => Promise<ResponsesDoc>;
 }
 

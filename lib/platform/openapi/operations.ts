@@ -111,7 +111,7 @@ export async function registerOperations(registry: OpenAPIRegistry, contracts: r
       operationId: contract.operationId,
       summary: contract.summary,
       ...(contract.description ? { description: contract.description } : {}),
-      tags: [...contract.tags],
+      tags: contract.tags.map((tag) => tag.name),
       security: security[contract.auth],
       ...(request ? { request } : {}),
       responses: Object.fromEntries(Object.entries(stated).map(([status, doc]) => [status, responseOf(registry, contract, Number(status), doc)])),

@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { CreateChatBody } from '../schemas/chats.js';
+import { CHATS_TAG } from './tags.js';
 
 export const ChatsCreate = defineEndpoint({
   id: 'ChatsCreate',
@@ -12,7 +13,7 @@ export const ChatsCreate = defineEndpoint({
   operationId: 'createChat',
   summary: 'Create a chat',
   description: 'The chat id is the context memory id. `machine_id` stays null until the chat’s first run binds it to a machine.',
-  tags: ['Chats'],
+  tags: [CHATS_TAG],
   responses: () =>
     import('../openapi/chats-responses.js').then(({ ChatSchema }) => ({
       201: { description: 'The chat.', schema: ChatSchema },

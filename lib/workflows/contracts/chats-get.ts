@@ -1,4 +1,5 @@
 import { defineEndpoint } from '#platform/http/contract.js';
+import { CHATS_TAG } from './tags.js';
 
 export const ChatsGet = defineEndpoint({
   id: 'ChatsGet',
@@ -10,7 +11,7 @@ export const ChatsGet = defineEndpoint({
   table: 'read',
   operationId: 'getChat',
   summary: 'Get a chat',
-  tags: ['Chats'],
+  tags: [CHATS_TAG],
   responses: () =>
     import('../openapi/chats-responses.js').then(({ ChatSchema }) => ({
       200: { description: 'The chat.', schema: ChatSchema },

@@ -1,4 +1,5 @@
 import { defineEndpoint } from '#platform/http/contract.js';
+import { WORKFLOWS_TAG } from './tags.js';
 
 /** API Gateway wants one name per variable segment, so every `/v1/workflows/{…}` route says `{id}`; here it is a version id. */
 export const WorkflowEntryNodes = defineEndpoint({
@@ -13,7 +14,7 @@ export const WorkflowEntryNodes = defineEndpoint({
   summary: 'Entry nodes of a workflow version',
   description:
     'Here `id` is a workflow **version** id (the specification’s `{versionId}`): API Gateway requires one parameter name per path segment, so the route names it `{id}`. Entry nodes are the nodes with no incoming edge, in node order.',
-  tags: ['Workflows'],
+  tags: [WORKFLOWS_TAG],
   responses: () =>
     import('../openapi/workflow-versions-responses.js').then(({ EntryNodesResponse }) => ({
       200: { description: 'The entry nodes.', schema: EntryNodesResponse },

@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { WorkflowIdParams } from './params.js';
+import { WORKFLOWS_TAG } from './tags.js';
 
 export const WorkflowVersionsLatest = defineEndpoint({
   id: 'WorkflowVersionsLatest',
@@ -11,7 +12,7 @@ export const WorkflowVersionsLatest = defineEndpoint({
   table: 'read',
   operationId: 'getLatestWorkflowVersion',
   summary: 'Get the latest version of a workflow',
-  tags: ['Workflows'],
+  tags: [WORKFLOWS_TAG],
   responses: () =>
     import('../openapi/workflow-versions-responses.js').then(({ WorkflowVersionSchema }) => ({
       200: { description: 'The version with the highest number.', schema: WorkflowVersionSchema },

@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { CreateWorkflowBody } from '../schemas/workflows.js';
+import { WORKFLOWS_TAG } from './tags.js';
 
 export const WorkflowsCreate = defineEndpoint({
   id: 'WorkflowsCreate',
@@ -12,7 +13,7 @@ export const WorkflowsCreate = defineEndpoint({
   operationId: 'createWorkflow',
   summary: 'Create a workflow',
   description: 'The workflow has no version until one is created (`latest_version_id` null).',
-  tags: ['Workflows'],
+  tags: [WORKFLOWS_TAG],
   responses: () =>
     import('../openapi/workflows-responses.js').then(({ WorkflowSchema }) => ({
       201: { description: 'The workflow.', schema: WorkflowSchema },

@@ -1,5 +1,6 @@
 import { defineEndpoint } from '#platform/http/contract.js';
 import { WorkflowIdParams } from './params.js';
+import { WORKFLOWS_TAG } from './tags.js';
 
 export const WorkflowsGet = defineEndpoint({
   id: 'WorkflowsGet',
@@ -11,7 +12,7 @@ export const WorkflowsGet = defineEndpoint({
   table: 'read',
   operationId: 'getWorkflow',
   summary: 'Get a workflow',
-  tags: ['Workflows'],
+  tags: [WORKFLOWS_TAG],
   responses: () =>
     import('../openapi/workflows-responses.js').then(({ WorkflowSchema }) => ({
       200: { description: 'The workflow.', schema: WorkflowSchema },
