@@ -1,6 +1,7 @@
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '#platform/errors.js';
 import { keys, ttlFromDate } from '#platform/table/keys.js';
+import { queryPage } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import type { Account } from './accounts-repository.js';
 import { accountsRepo } from './accounts-repository.js';
@@ -72,25 +73,19 @@ export function tokensRepo(table: TableRef = defaultTable()) {
      */
     async list(accountId: string, options: { limit: number; after?: string }, now = new Date()) {
       const prefix = keys.accountTokenPrefix(accountId);
-      const live: StoredToken[] = [];
-      let startKey: Record<string, unknown> | undefined = options.after ? { pk: prefix.pk, sk: options.after } : undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            FilterExpression: 'expires_at > :now',
-            ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix, ':now': now.toISOString() },
-            ExclusiveStartKey: startKey,
-            Limit: options.limit + 1,
-            ConsistentRead: true,
-          }),
-        );
-        live.push(...((page.Items ?? []) as unknown as StoredToken[]));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey && live.length <= options.limit);
-      const tokens = live.slice(0, options.limit);
-      const hasMore = live.length > options.limit;
+      const page = await queryPage(
+        db,
+        {
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          FilterExpression: 'expires_at > :now',
+          ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix, ':now': now.toISOString() },
+          ConsistentRead: true,
+        },
+        { limit: options.limit, startKey: options.after ? { pk: prefix.pk, sk: options.after } : undefined },
+      );
+      const tokens = page.items as unknown as StoredToken[];
+      const hasMore = page.more;
       return { tokens, nextAfter: hasMore ? keys.accountToken(accountId, tokens.at(-1)!.id).sk : undefined };
     },
 

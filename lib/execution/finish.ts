@@ -1,16 +1,18 @@
 import type { InteractionsService } from '#interactions/index.js';
 import { interactionIdFor } from './approval.js';
 import { EventBuffer, emitNode, emitRequest } from './emit.js';
+import { type FailureInfo, isTerminalNode, NODE_OPEN, type NodeExecution, REQUEST_OPEN } from './model.js';
 import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
 import { wakeParent } from './wake.js';
-import { type FailureInfo, isTerminalNode, type NodeExecution, type NodeStatus, type WorkflowRequestsRepo } from './workflow-requests-repository.js';
-
-const OPEN_NODE_STATES: NodeStatus[] = ['pending', 'blocked', 'in_progress', 'waiting'];
+import type { WorkflowRequestsRepo } from './workflow-requests-repository.js';
 
 export interface FinishDeps {
   requests: WorkflowRequestsRepo;
-  interactions?: InteractionsService;
-  enqueue?: EnqueueNodeTasks;
+  /** Cancels the question of a node stopped while waiting; null only where no node can be waiting (a request that never ran). */
+  interactions: InteractionsService | null;
+  /** Wakes the parent request's `workflow` node when a child request ends. */
+  enqueue: EnqueueNodeTasks;
+  /** The invocation's event buffer; without one the sweep's events are flushed here. */
   events?: EventBuffer;
 }
 
@@ -18,8 +20,7 @@ export interface FinishDeps {
 export async function settleAs(deps: FinishDeps, node: NodeExecution, status: 'stopped' | 'failed', failure: FailureInfo | null): Promise<boolean> {
   const at = new Date().toISOString();
   const set = status === 'failed' ? { status, error: failure, failed_at: at } : { status, completed_at: at };
-  if (!(await deps.requests.settleNode(node.workflow_request_id, node.node_id, OPEN_NODE_STATES, set, undefined, node.unwritten ? node : undefined)))
-    return false;
+  if (!(await deps.requests.settleNode(node.workflow_request_id, node.node_id, NODE_OPEN, set, undefined, node.unwritten ? node : undefined))) return false;
   // A question nobody can act on any more is cancelled with its node.
   if (node.status === 'waiting' && deps.interactions) await deps.interactions.resolve(interactionIdFor(node.id), 'cancelled', null);
   await emitNode(deps, { ...node, ...set });
@@ -53,7 +54,7 @@ async function finishRequestBuffered(deps: FinishDeps, requestId: string, status
       await settleAs(deps, node, 'stopped', null);
     }
   }
-  const finished = await deps.requests.transitionRequest(requestId, ['pending', 'in_progress', 'waiting'], {
+  const finished = await deps.requests.transitionRequest(requestId, REQUEST_OPEN, {
     status,
     completed_at: new Date().toISOString(),
     ...(error ? { error } : {}),
@@ -61,7 +62,7 @@ async function finishRequestBuffered(deps: FinishDeps, requestId: string, status
   // The terminal request event goes last: listeners close on it.
   if (finished) {
     await emitRequest(deps, finished);
-    if (deps.enqueue) await wakeParent({ enqueue: deps.enqueue }, finished);
+    await wakeParent({ enqueue: deps.enqueue }, finished);
   }
   return finished;
 }

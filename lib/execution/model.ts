@@ -5,8 +5,10 @@
 
 export const REQUEST_TERMINAL = ['completed', 'failed', 'stopped'] as const;
 export const NODE_TERMINAL = ['completed', 'failed', 'skipped', 'stopped'] as const;
-export type RequestStatus = 'pending' | 'in_progress' | 'waiting' | (typeof REQUEST_TERMINAL)[number];
-export type NodeStatus = 'pending' | 'in_progress' | 'blocked' | 'waiting' | (typeof NODE_TERMINAL)[number];
+export const REQUEST_OPEN = ['pending', 'in_progress', 'waiting'] as const;
+export const NODE_OPEN = ['pending', 'in_progress', 'blocked', 'waiting'] as const;
+export type RequestStatus = (typeof REQUEST_OPEN)[number] | (typeof REQUEST_TERMINAL)[number];
+export type NodeStatus = (typeof NODE_OPEN)[number] | (typeof NODE_TERMINAL)[number];
 export const isTerminalNode = (status: unknown): boolean => (NODE_TERMINAL as readonly unknown[]).includes(status);
 export const isTerminalRequest = (status: unknown): boolean => (REQUEST_TERMINAL as readonly unknown[]).includes(status);
 
@@ -69,4 +71,19 @@ export interface RequestEvent {
   seq: number;
   created_at: string;
   data: { workflow_request?: Record<string, unknown>; node_execution?: Record<string, unknown> };
+}
+
+/** What the request's node states say: `open` while any node is open, else the outcome (a failed node fails it, a stopped one means it was stopped). */
+export type RequestOutcome = { state: 'open' } | { state: 'completed' | 'stopped' } | { state: 'failed'; error: FailureInfo };
+
+export function outcomeOf(nodes: Iterable<Pick<NodeExecution, 'node_id' | 'status' | 'error'>>): RequestOutcome {
+  let failed: FailureInfo | undefined;
+  let stopped = false;
+  for (const node of nodes) {
+    if (!isTerminalNode(node.status)) return { state: 'open' };
+    if (node.status === 'failed') failed ??= node.error ?? { code: 'node_failed', message: `Node ${node.node_id} failed.` };
+    if (node.status === 'stopped') stopped = true;
+  }
+  if (failed) return { state: 'failed', error: failed };
+  return { state: stopped ? 'stopped' : 'completed' };
 }

@@ -7,8 +7,8 @@ import type { HttpResult } from '#platform/http/types.js';
 import { logger } from '#platform/observability/logger.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
 import { ownedRequest } from './access.js';
-import { EVENT_RETENTION_SECONDS } from './event-pages.js';
 import { type RequestEventsReader, requestEventsReader, type WatermarkedRequest } from './request-events.js';
+import { EVENT_RETENTION_SECONDS } from './request-log.js';
 import {
   eventPayload,
   isTerminalPayload,

@@ -119,7 +119,8 @@ export async function startRequest(deps: StartDeps, accountId: string, input: St
     await deps.enqueue(input.entry_node_ids.map((nodeId) => ({ request_id: id, node_id: nodeId, node_type: graph.nodes.get(nodeId)?.type })));
   } catch (error) {
     // Never leave a request pending with nothing queued to run it.
-    await finishRequest(deps, id, 'failed', { code: 'internal_error', message: 'The request could not be queued.' });
+    // A request that never ran has no node waiting on a person.
+    await finishRequest({ ...deps, interactions: null }, id, 'failed', { code: 'internal_error', message: 'The request could not be queued.' });
     throw error;
   }
   return request;

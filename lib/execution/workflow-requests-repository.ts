@@ -1,23 +1,25 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { appendEvents } from '#events/pages.js';
 import { batchPut } from '#platform/table/batch.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
 import { keys } from '#platform/table/keys.js';
+import { queryAll } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import { equalityFilter, guardedSet } from '#platform/table/update-expressions.js';
-import { appendEventPages } from './event-pages.js';
 import {
-  type FailureInfo,
-  isTerminalNode,
   type NODE_TERMINAL,
   type NodeExecution,
   type NodeStatus,
+  outcomeOf,
   type RequestEvent,
+  type RequestOutcome,
   type RequestStatus,
   type WorkflowRequest,
 } from './model.js';
 import { blockedNode, type NodeShape } from './node-skeleton.js';
+import { requestEventLog } from './request-log.js';
 
-export { EVENT_PAGE_BYTES, EVENT_RETENTION_SECONDS } from './event-pages.js';
+export { EVENT_PAGE_BYTES } from '#events/pages.js';
 export {
   type FailureInfo,
   isTerminalNode,
@@ -30,6 +32,7 @@ export {
   type RequestStatus,
   type WorkflowRequest,
 } from './model.js';
+export { EVENT_RETENTION_SECONDS } from './request-log.js';
 
 const strip = <T extends Record<string, unknown>>(item: T): T => {
   const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...rest } = item;
@@ -75,25 +78,18 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
   /** Every item under the request's node prefix (the skeleton included), strongly consistent, all pages. */
   async function queryNodeItems(requestId: string, projection?: string, onCapacity?: (readUnits: number) => void) {
     const prefix = keys.nodeExecutionPrefix(requestId);
-    const items: Array<Record<string, unknown>> = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
-          ...(projection ? { ProjectionExpression: projection, ExpressionAttributeNames: { '#status': 'status', '#error': 'error' } } : {}),
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-          ...(onCapacity ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
-        }),
-      );
-      onCapacity?.(page.ConsumedCapacity?.CapacityUnits ?? 0);
-      items.push(...((page.Items ?? []) as Array<Record<string, unknown>>));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+    return queryAll(
+      db,
+      {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
+        ...(projection ? { ProjectionExpression: projection, ExpressionAttributeNames: { '#status': 'status', '#error': 'error' } } : {}),
+        ConsistentRead: true,
+        ...(onCapacity ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
+      },
+      onCapacity,
+    );
   }
 
   /** A conditional UpdateItem: the new item, or undefined when the condition failed. */
@@ -256,17 +252,8 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
      * sees the other's, so the request is always finished by someone, and
      * every reader agrees on the outcome.
      */
-    async outcome(requestId: string): Promise<{ state: 'open' } | { state: 'completed' | 'stopped' } | { state: 'failed'; error: FailureInfo }> {
-      const items = await queryNodeItems(requestId, '#status, #error, node_id, nodes');
-      let failed: FailureInfo | undefined;
-      let stopped = false;
-      for (const node of withUnwritten(requestId, items)) {
-        if (!isTerminalNode(node.status)) return { state: 'open' };
-        if (node.status === 'failed') failed ??= node.error ?? { code: 'node_failed', message: `Node ${node.node_id} failed.` };
-        if (node.status === 'stopped') stopped = true;
-      }
-      if (failed) return { state: 'failed', error: failed };
-      return { state: stopped ? 'stopped' : 'completed' };
+    async outcome(requestId: string): Promise<RequestOutcome> {
+      return outcomeOf(withUnwritten(requestId, await queryNodeItems(requestId, '#status, #error, node_id, nodes')));
     },
 
     /**
@@ -301,12 +288,12 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
     },
 
     /**
-     * Appends events to the request's ordered event log (./event-pages.ts):
+     * Appends events to the request's ordered event log (lib/events/pages.ts):
      * conditional page writes, no counter. `nextSeq` is where the caller
      * expects the log to continue, when it knows.
      */
     async appendEvents(requestId: string, data: Array<RequestEvent['data']>, nextSeq?: number): Promise<RequestEvent[]> {
-      return appendEventPages(table, requestId, data, nextSeq);
+      return appendEvents(requestEventLog(table, requestId), data, nextSeq);
     },
 
     async appendEvent(requestId: string, data: RequestEvent['data']): Promise<RequestEvent> {

@@ -3,7 +3,7 @@ import { ConflictError } from '#platform/errors.js';
 import { batchPut } from '#platform/table/batch.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
 import { keys } from '#platform/table/keys.js';
-import { queryAll } from '#platform/table/query-all.js';
+import { queryAll } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import type { HarnessConfig } from './harness-config.js';
 import type { HarnessFile } from './harness-files.js';

@@ -1,6 +1,7 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError, UnavailableError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
+import { queryPage } from '#platform/table/queries.js';
 import { cancellationReasons, defaultTable, type TableRef } from '#platform/table/table.js';
 import { MachineBusyError, MachineLimitReachedError } from './errors.js';
 import type { MachineSize } from './sizes.js';
@@ -136,25 +137,19 @@ export function machinesRepo(table: TableRef = defaultTable()) {
     /** The account's machines, newest first (a consistent Query: a machine just created is listed). `after` is the last id of the previous page. */
     async list(accountId: string, options: { limit: number; after?: string }) {
       const prefix = keys.machinePrefix(accountId);
-      const found: Machine[] = [];
-      let startKey: Record<string, unknown> | undefined = options.after ? keys.machine(accountId, options.after) : undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
-            ScanIndexForward: false,
-            ExclusiveStartKey: startKey,
-            Limit: options.limit + 1 - found.length,
-            ConsistentRead: true,
-          }),
-        );
-        found.push(...(page.Items ?? []).map(toMachine));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey && found.length <= options.limit);
-      const machines = found.slice(0, options.limit);
-      return { machines, nextAfter: found.length > options.limit ? machines.at(-1)?.id : undefined };
+      const page = await queryPage(
+        db,
+        {
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
+          ScanIndexForward: false,
+          ConsistentRead: true,
+        },
+        { limit: options.limit, startKey: options.after ? keys.machine(accountId, options.after) : undefined },
+      );
+      const machines = page.items.map(toMachine);
+      return { machines, nextAfter: page.more ? machines.at(-1)?.id : undefined };
     },
 
     /**

@@ -1,5 +1,6 @@
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#platform/table/keys.js';
+import { queryPage } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 
 export interface MemoryMessage {
@@ -66,25 +67,18 @@ export function memoryRepo(table: TableRef = defaultTable()) {
     /** A page of the account's messages, oldest first. */
     async page(accountId: string, contextMemoryId: string, agentNodeId: string, options: { limit: number; after?: string }) {
       const prefix = keys.memoryPrefix(contextMemoryId, agentNodeId);
-      const found: Array<Record<string, unknown>> = [];
-      let startKey: Record<string, unknown> | undefined = options.after ? { pk: prefix.pk, sk: options.after } : undefined;
-      do {
-        const result = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            FilterExpression: 'account_id = :account',
-            ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix, ':account': accountId },
-            ExclusiveStartKey: startKey,
-            Limit: options.limit + 1,
-            ConsistentRead: true,
-          }),
-        );
-        found.push(...(result.Items ?? []));
-        startKey = result.LastEvaluatedKey;
-      } while (startKey && found.length <= options.limit);
-      const items = found.slice(0, options.limit);
-      return { messages: items.map(view), nextAfter: found.length > options.limit ? (items.at(-1)!.sk as string) : undefined };
+      const { items, more } = await queryPage(
+        db,
+        {
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          FilterExpression: 'account_id = :account',
+          ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix, ':account': accountId },
+          ConsistentRead: true,
+        },
+        { limit: options.limit, startKey: options.after ? { pk: prefix.pk, sk: options.after } : undefined },
+      );
+      return { messages: items.map(view), nextAfter: more ? (items.at(-1)!.sk as string) : undefined };
     },
 
     /** The most recent `max` messages, oldest first: what an agent sees of its history. */

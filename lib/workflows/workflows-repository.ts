@@ -1,6 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
+import { queryPage } from '#platform/table/queries.js';
 import { cancellationReasons, defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import { isUuid } from '#platform/uuid.js';
 import type { WorkflowDefinition } from './schemas/workflow-definition.js';
@@ -129,36 +130,29 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
     async list(accountId: string, options: { limit: number; after?: string; search?: string }) {
       const gsi1pk = keys.workflowsIndexPartition(accountId);
       const search = options.search ? foldName(options.search) : undefined;
-      const found: Workflow[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      if (options.after) {
-        const workflowId = options.after.slice(options.after.lastIndexOf('#') + 1);
-        startKey = { gsi1pk, gsi1sk: options.after, ...keys.workflow(accountId, workflowId) };
-      }
-      let queries = 0;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            IndexName: 'gsi1',
-            KeyConditionExpression: 'gsi1pk = :pk',
-            ...(search ? { FilterExpression: 'contains(name_lower, :search)' } : {}),
-            ExpressionAttributeValues: { ':pk': gsi1pk, ...(search ? { ':search': search } : {}) },
-            ScanIndexForward: false,
-            ExclusiveStartKey: startKey,
-            Limit: search ? SEARCH_PAGE_ITEMS : options.limit + 1,
-          }),
-        );
-        queries++;
-        found.push(...(page.Items ?? []).map(toWorkflow));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey && found.length <= options.limit && (!search || queries < SEARCH_MAX_QUERIES));
-      if (found.length > options.limit) {
-        const workflows = found.slice(0, options.limit);
+      const startWorkflowId = options.after?.slice(options.after.lastIndexOf('#') + 1);
+      const page = await queryPage(
+        db,
+        {
+          TableName: tableName,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ...(search ? { FilterExpression: 'contains(name_lower, :search)' } : {}),
+          ExpressionAttributeValues: { ':pk': gsi1pk, ...(search ? { ':search': search } : {}) },
+          ScanIndexForward: false,
+        },
+        {
+          limit: options.limit,
+          startKey: options.after && startWorkflowId ? { gsi1pk, gsi1sk: options.after, ...keys.workflow(accountId, startWorkflowId) } : undefined,
+          ...(search ? { readLimit: SEARCH_PAGE_ITEMS, maxQueries: SEARCH_MAX_QUERIES } : {}),
+        },
+      );
+      const workflows = page.items.map(toWorkflow);
+      if (page.more) {
         const last = workflows.at(-1)!;
         return { workflows, nextAfter: keys.workflowsIndex(accountId, last.created_at, last.id).gsi1sk };
       }
-      return { workflows: found, nextAfter: startKey ? (startKey.gsi1sk as string) : undefined };
+      return { workflows, nextAfter: page.lastKey ? (page.lastKey.gsi1sk as string) : undefined };
     },
 
     /**

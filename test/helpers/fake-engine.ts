@@ -1,17 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EngineDeps } from '#execution/executor.js';
+import { outcomeOf } from '#execution/model.js';
 import type { NodeTask } from '#execution/node-queue.js';
 import type { WorkerRuntime } from '#execution/node-runner.js';
 import { blockedNode, type NodeShape } from '#execution/node-skeleton.js';
-import {
-  isTerminalNode,
-  type NodeExecution,
-  type NodeStatus,
-  type RequestEvent,
-  type RequestStatus,
-  type WorkflowRequest,
-  type WorkflowRequestsRepo,
-} from '#execution/workflow-requests-repository.js';
+import type { NodeExecution, NodeStatus, RequestEvent, RequestStatus, WorkflowRequest, WorkflowRequestsRepo } from '#execution/workflow-requests-repository.js';
 import type { WorkflowDefinition } from '#workflows/index.js';
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -96,11 +89,7 @@ function fakeRequests() {
     },
     async outcome(requestId: string) {
       count('outcome');
-      const list = all(requestId);
-      if (list.some((n) => !isTerminalNode(n.status))) return { state: 'open' as const };
-      const failed = list.find((n) => n.status === 'failed');
-      if (failed) return { state: 'failed' as const, error: failed.error ?? { code: 'node_failed', message: 'failed' } };
-      return { state: list.some((n) => n.status === 'stopped') ? ('stopped' as const) : ('completed' as const) };
+      return outcomeOf(all(requestId));
     },
     async markParentsDone(requestId: string, child: NodeExecution, parentIds: string[], activatedIds: string[]) {
       count('markParentsDone');

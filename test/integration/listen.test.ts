@@ -73,7 +73,7 @@ async function idleRequest(accountId = user.accountId, createdAt = new Date()) {
 
 /**
  * Writes a one-event page at `seq` straight into the table. The engine's
- * writer never leaves a seq out (lib/execution/event-pages.ts), but a log can
+ * writer never leaves a seq out (lib/events/pages.ts), but a log can
  * still have holes (expired pages, another writer of the same format): this
  * makes them.
  */

@@ -1,0 +1,174 @@
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type Key, ttlFromDate } from '#platform/table/keys.js';
+import { isConditionFailure, type TableRef } from '#platform/table/table.js';
+
+/**
+ * An ordered event log in the table, written without a counter item.
+ * Events are numbered 1, 2, 3… (`seq`) and stored as pages: one item holds
+ * consecutive events and is keyed by its FIRST seq with a conditional put,
+ * so two writers that chose the same next seq cannot both land and pages
+ * tile the sequence with neither gaps nor overlaps. A writer learns the
+ * next seq from the newest page (one read), or from a hint (the seq its own
+ * previous flush ended at, or that its task was given), and on a lost race
+ * reads again. Readers following the log page by page continue at the key
+ * `last_seq + 1`; only a resume in the middle of a page needs one look back.
+ * The feature that owns a log names where it lives (`EventLogRef`, its keys
+ * from lib/platform/table/keys.ts) and how long it is kept.
+ */
+
+export interface EventLogRef {
+  table: TableRef;
+  /** The key of the page whose first event is `seq`; every page of the log shares its partition. */
+  pageKey: (seq: number) => Key;
+  /** Seconds a page is kept after it was written (its `ttl`). */
+  retentionSeconds: number;
+  /** The pages' `entity` attribute. */
+  entity: string;
+}
+
+export interface LoggedEvent<D> {
+  seq: number;
+  created_at: string;
+  data: D;
+}
+
+/** Events per page stop at this many bytes of JSON (an item holds 400 KB; a node output at most 300 KB). */
+export const EVENT_PAGE_BYTES = 350_000;
+
+/** The last seq a sort key can hold (10 digits). */
+export const MAX_SEQ = 9_999_999_999;
+
+/** Lost races in a row before an append gives up (the caller's message is redelivered). */
+const MAX_ATTEMPTS = 25;
+
+/** The Query input of the log's pages keyed from `from` to `to`. */
+function pagesBetween(log: EventLogRef, from: number, to: number) {
+  const first = log.pageKey(from);
+  return {
+    TableName: log.table.tableName,
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': first.pk, ':from': first.sk, ':to': log.pageKey(to).sk },
+    ConsistentRead: true,
+  };
+}
+
+/** The highest seq written so far (0 before any event), from the newest page; `onCapacity` receives its read units. */
+export async function lastEventSeq(log: EventLogRef, onCapacity?: (readUnits: number) => void): Promise<number> {
+  const { Items, ConsumedCapacity } = await log.table.db.send(
+    new QueryCommand({
+      ...pagesBetween(log, 1, MAX_SEQ),
+      ProjectionExpression: 'last_seq',
+      ScanIndexForward: false,
+      Limit: 1,
+      ...(onCapacity ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
+    }),
+  );
+  onCapacity?.(ConsumedCapacity?.CapacityUnits ?? 0);
+  return Number(Items?.[0]?.last_seq ?? 0);
+}
+
+/** Splits events into pages of at most EVENT_PAGE_BYTES of JSON (at least one event each). */
+function paginate<D>(data: readonly D[]): D[][] {
+  const pages: D[][] = [];
+  let size = 0;
+  for (const item of data) {
+    const bytes = Buffer.byteLength(JSON.stringify(item)) + 60;
+    if (pages.length === 0 || size + bytes > EVENT_PAGE_BYTES) {
+      pages.push([]);
+      size = 0;
+    }
+    pages.at(-1)!.push(item);
+    size += bytes;
+  }
+  return pages;
+}
+
+/**
+ * Appends events in order and returns them with their seqs. `nextSeq` is
+ * where the caller expects the log to continue; a wrong guess costs one
+ * refused put and a read. Events of one call stay in order but may be split
+ * around another writer's page.
+ */
+export async function appendEvents<D>(log: EventLogRef, data: readonly D[], nextSeq?: number): Promise<LoggedEvent<D>[]> {
+  const written: LoggedEvent<D>[] = [];
+  const now = new Date();
+  const ttl = ttlFromDate(new Date(now.getTime() + log.retentionSeconds * 1000));
+  let next = nextSeq;
+  for (const page of paginate(data)) {
+    for (let attempt = 1; ; attempt++) {
+      const first = next ?? (await lastEventSeq(log)) + 1;
+      const events = page.map((d, i): LoggedEvent<D> => ({ seq: first + i, created_at: now.toISOString(), data: d }));
+      try {
+        await log.table.db.send(
+          new PutCommand({
+            TableName: log.table.tableName,
+            Item: { ...log.pageKey(first), entity: log.entity, first_seq: first, last_seq: events.at(-1)!.seq, events, ttl },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        written.push(...events);
+        next = first + events.length;
+        break;
+      } catch (error) {
+        if (!isConditionFailure(error) || attempt >= MAX_ATTEMPTS) throw error;
+        next = undefined;
+      }
+    }
+  }
+  return written;
+}
+
+/**
+ * Events with `seq > afterSeq`, in order, from at most `limit` pages, by
+ * strongly consistent Queries bounded to the log's key range. When
+ * `afterSeq` ends a page (`aligned`), the next page is keyed `afterSeq + 1`
+ * and one forward Query finds everything; otherwise the page holding
+ * `afterSeq + 1` starts before it and is looked up first. Expired pages
+ * (TTL passed, not yet deleted) are filtered out. `complete` is false when
+ * more may follow; `pageEnd` is the last seq of the last page read (a seq
+ * that is `aligned`). `onCapacity` receives each Query's read units.
+ */
+export async function eventsAfter<D>(
+  log: EventLogRef,
+  afterSeq: number,
+  limit: number,
+  aligned: boolean,
+  onCapacity?: (readUnits: number) => void,
+): Promise<{ events: LoggedEvent<D>[]; complete: boolean; pageEnd?: number }> {
+  if (afterSeq >= MAX_SEQ) return { events: [], complete: true };
+  const now = Math.floor(Date.now() / 1000);
+  const query = async (from: number, to: number, count: number, backwards = false) => {
+    const base = pagesBetween(log, from, to);
+    const { Items, LastEvaluatedKey, ConsumedCapacity } = await log.table.db.send(
+      new QueryCommand({
+        ...base,
+        FilterExpression: '#ttl > :now',
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ...base.ExpressionAttributeValues, ':now': now },
+        ScanIndexForward: !backwards,
+        Limit: count,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+    onCapacity?.(ConsumedCapacity?.CapacityUnits ?? 0);
+    return { items: (Items ?? []) as Array<Record<string, unknown>>, complete: LastEvaluatedKey === undefined };
+  };
+  const pages: Array<Record<string, unknown>> = [];
+  let from = afterSeq + 1;
+  if (!aligned && afterSeq > 0) {
+    const [holding] = (await query(1, afterSeq, 1, true)).items;
+    if (holding && Number(holding.last_seq) > afterSeq) {
+      pages.push(holding);
+      from = Number(holding.last_seq) + 1;
+    }
+  }
+  const forward = await query(from, MAX_SEQ, limit);
+  pages.push(...forward.items);
+  const events = pages
+    .flatMap((page) => page.events as LoggedEvent<D>[])
+    .map((e) => ({ seq: Number(e.seq), created_at: e.created_at, data: e.data }))
+    .filter((e) => e.seq > afterSeq)
+    .sort((a, b) => a.seq - b.seq);
+  const last = pages.at(-1);
+  return { events, complete: forward.complete, ...(last ? { pageEnd: Number(last.last_seq) } : {}) };
+}
