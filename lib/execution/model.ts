@@ -7,6 +7,8 @@ export const REQUEST_TERMINAL = ['completed', 'failed', 'stopped'] as const;
 export const NODE_TERMINAL = ['completed', 'failed', 'skipped', 'stopped'] as const;
 export const REQUEST_OPEN = ['pending', 'in_progress', 'waiting'] as const;
 export const NODE_OPEN = ['pending', 'in_progress', 'blocked', 'waiting'] as const;
+export const REQUEST_STATUSES = [...REQUEST_OPEN, ...REQUEST_TERMINAL] as const;
+export const NODE_STATUSES = [...NODE_OPEN, ...NODE_TERMINAL] as const;
 export type RequestStatus = (typeof REQUEST_OPEN)[number] | (typeof REQUEST_TERMINAL)[number];
 export type NodeStatus = (typeof NODE_OPEN)[number] | (typeof NODE_TERMINAL)[number];
 export const isTerminalNode = (status: unknown): boolean => (NODE_TERMINAL as readonly unknown[]).includes(status);

@@ -3,9 +3,11 @@ import { newestFirstPage } from '#platform/table/index-page.js';
 import { keys } from '#platform/table/keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import { equalityFilter } from '#platform/table/update-expressions.js';
+import type { InteractionStatus } from './model.js';
+
+export type { InteractionStatus } from './model.js';
 
 export type InteractionType = 'approval' | 'answer';
-export type InteractionStatus = 'pending' | 'answered' | 'expired' | 'cancelled';
 
 export interface Interaction {
   id: string;

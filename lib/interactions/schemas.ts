@@ -1,8 +1,7 @@
 import * as z from 'zod';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '#platform/config/limits.js';
 import { limitParam } from '#platform/http/common-schemas.js';
-
-export const INTERACTION_STATUSES = ['pending', 'answered', 'expired', 'cancelled'] as const;
+import { INTERACTION_STATUSES } from './model.js';
 
 export const RespondBody = z
   .discriminatedUnion('type', [

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { ResponseDoc } from '#platform/http/contract.js';
+import { NODE_STATUSES, REQUEST_STATUSES } from '../model.js';
 
 const Failure = z.object({ code: z.string(), message: z.string() });
 
@@ -9,7 +10,7 @@ const StreamPayloadSchema = z
     workflow_request: z
       .object({
         id: z.string(),
-        status: z.enum(['pending', 'in_progress', 'waiting', 'completed', 'failed', 'stopped']),
+        status: z.enum(REQUEST_STATUSES),
         workflow_version_id: z.string(),
         completed_at: z.string().optional(),
         error: Failure.optional(),
@@ -20,7 +21,7 @@ const StreamPayloadSchema = z
       .object({
         id: z.string(),
         node_id: z.string(),
-        status: z.enum(['pending', 'in_progress', 'blocked', 'waiting', 'completed', 'failed', 'skipped', 'stopped']),
+        status: z.enum(NODE_STATUSES),
         output_data: z.unknown(),
         attempt_count: z.number().int(),
         error: Failure.optional(),

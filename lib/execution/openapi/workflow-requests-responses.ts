@@ -1,7 +1,5 @@
 import * as z from 'zod';
-import { REQUEST_STATUSES } from '../schemas/workflow-requests.js';
-
-export const NODE_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'blocked', 'skipped', 'stopped', 'waiting'] as const;
+import { NODE_STATUSES, REQUEST_STATUSES } from '../model.js';
 
 export const RunWorkflowResponse = z.object({ workflow_request_id: z.uuid(), status: z.enum(REQUEST_STATUSES) }).meta({ id: 'RunWorkflowResponse' });
 

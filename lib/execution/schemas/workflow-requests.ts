@@ -1,8 +1,7 @@
 import * as z from 'zod';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '#platform/config/limits.js';
 import { limitParam } from '#platform/http/common-schemas.js';
-
-export const REQUEST_STATUSES = ['pending', 'in_progress', 'waiting', 'completed', 'failed', 'stopped'] as const;
+import { REQUEST_STATUSES } from '../model.js';
 
 export const RunWorkflowBody = z
   .strictObject({

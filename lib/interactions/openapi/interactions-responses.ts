@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { INTERACTION_STATUSES } from '../schemas.js';
+import { INTERACTION_STATUSES } from '../model.js';
 
 export const InteractionSchema = z
   .object({
