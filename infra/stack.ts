@@ -318,7 +318,7 @@ export class WorkflowServiceStack extends Stack {
         entry,
         description: `${role} for queue ${definition.name}`,
         timeoutSeconds: definition.workerTimeoutSeconds,
-        memoryMb: DEFAULT_MEMORY_MB,
+        memoryMb: definition.memoryMb ?? DEFAULT_MEMORY_MB,
         table: definition.table,
       });
       const worker = this.createFunction(`${definition.name}Worker`, workerSpec(definition.worker, 'Worker'));

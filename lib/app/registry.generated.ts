@@ -8,6 +8,8 @@ import { MACHINES_ENDPOINTS } from '#machines/contracts/index.js';
 import { MEMORY_ENDPOINTS } from '#memory/contracts/index.js';
 import type { EndpointContract } from '#platform/http/contract.js';
 import type { QueueDefinition } from '#platform/queues.js';
+import { RUNS_ENDPOINTS } from '#runs/contracts/index.js';
+import { RUNS_QUEUES } from '#runs/queues.js';
 import { WORKFLOWS_ENDPOINTS } from '#workflows/contracts/index.js';
 import { APP_ENDPOINTS } from './contracts/index.js';
 
@@ -20,8 +22,9 @@ export const ENDPOINTS: readonly EndpointContract[] = [
   ...INTERACTIONS_ENDPOINTS,
   ...MACHINES_ENDPOINTS,
   ...MEMORY_ENDPOINTS,
+  ...RUNS_ENDPOINTS,
   ...WORKFLOWS_ENDPOINTS,
 ];
 
 /** Every feature's queues (lib/<feature>/queues.ts). */
-export const FEATURE_QUEUES: readonly QueueDefinition[] = [...EXECUTION_QUEUES];
+export const FEATURE_QUEUES: readonly QueueDefinition[] = [...EXECUTION_QUEUES, ...RUNS_QUEUES];

@@ -84,6 +84,18 @@ function paginate<D>(data: readonly D[]): D[][] {
 }
 
 /**
+ * One page holding `data` from seq `first`, for a writer that puts it in a
+ * transaction of its own (with `attribute_not_exists(pk)`) beside the change
+ * the events record, and that knows `first` exactly (a counter it keeps on
+ * the changed item, checked in the same transaction).
+ */
+export function eventPageItem<D>(log: EventLogRef, first: number, data: readonly D[], now: Date = new Date()): Record<string, unknown> {
+  const events = data.map((d, i): LoggedEvent<D> => ({ seq: first + i, created_at: now.toISOString(), data: d }));
+  const ttl = ttlFromDate(new Date(now.getTime() + log.retentionSeconds * 1000));
+  return { ...log.pageKey(first), entity: log.entity, first_seq: first, last_seq: first + data.length - 1, events, ttl };
+}
+
+/**
  * Appends events in order and returns them with their seqs. `nextSeq` is
  * where the caller expects the log to continue; a wrong guess costs one
  * refused put and a read. Events of one call stay in order but may be split
@@ -127,6 +139,11 @@ export async function appendEvents<D>(log: EventLogRef, data: readonly D[], next
  * (TTL passed, not yet deleted) are filtered out. `complete` is false when
  * more may follow; `pageEnd` is the last seq of the last page read (a seq
  * that is `aligned`). `onCapacity` receives each Query's read units.
+ * `toSeq` stops the read at the page holding that seq, so a reader that
+ * wants a number of events reads about that many, however many a page
+ * holds (`complete` then speaks of the pages up to it); such a read also
+ * answers `pageStart`, the first seq of its last page, where a reader that
+ * took only part of that page goes on without a look back.
  */
 export async function eventsAfter<D>(
   log: EventLogRef,
@@ -134,7 +151,8 @@ export async function eventsAfter<D>(
   limit: number,
   aligned: boolean,
   onCapacity?: (readUnits: number) => void,
-): Promise<{ events: LoggedEvent<D>[]; complete: boolean; pageEnd?: number }> {
+  toSeq?: number,
+): Promise<{ events: LoggedEvent<D>[]; complete: boolean; pageStart?: number; pageEnd?: number }> {
   if (afterSeq >= MAX_SEQ) return { events: [], complete: true };
   const now = Math.floor(Date.now() / 1000);
   const query = async (from: number, to: number, count: number, backwards = false) => {
@@ -162,7 +180,9 @@ export async function eventsAfter<D>(
       from = Number(holding.last_seq) + 1;
     }
   }
-  const forward = await query(from, MAX_SEQ, limit);
+  // BETWEEN refuses a range that ends before it starts: the look back already holds everything up to `toSeq`.
+  const to = Math.min(toSeq ?? MAX_SEQ, MAX_SEQ);
+  const forward = from <= to ? await query(from, to, limit) : { items: [], complete: true };
   pages.push(...forward.items);
   const events = pages
     .flatMap((page) => page.events as LoggedEvent<D>[])
@@ -170,5 +190,6 @@ export async function eventsAfter<D>(
     .filter((e) => e.seq > afterSeq)
     .sort((a, b) => a.seq - b.seq);
   const last = pages.at(-1);
-  return { events, complete: forward.complete, ...(last ? { pageEnd: Number(last.last_seq) } : {}) };
+  if (!last) return { events, complete: forward.complete };
+  return { events, complete: forward.complete, pageEnd: Number(last.last_seq), ...(toSeq === undefined ? {} : { pageStart: Number(last.first_seq) }) };
 }

@@ -31,6 +31,7 @@ export async function openApproval(deps: ApprovalDeps, request: WorkflowRequest,
     response: null,
     created_at: new Date().toISOString(),
     resolved_at: null,
+    expires_at: null,
     account_id: request.account_id,
   });
   const waiting = await deps.requests.transitionNode(request.id, node.node_id, ['in_progress'], { status: 'waiting', lease_expires_at: 0 });

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { stringify } from '#platform/uuid.js';
+import { nameBasedUuid } from '#platform/uuid.js';
 import type { Graph } from './graph.js';
 import type { NodeExecution, WorkflowRequest } from './model.js';
 
@@ -20,10 +19,7 @@ export interface NodeShape {
 
 /** The node execution's id, the same whoever writes or builds it first: a name-based UUID (version 5 layout) of the request and node ids. */
 export function nodeExecutionId(requestId: string, nodeId: string): string {
-  const bytes = createHash('sha1').update(`${requestId}/${nodeId}`).digest().subarray(0, 16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x50;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  return stringify(bytes);
+  return nameBasedUuid(`${requestId}/${nodeId}`);
 }
 
 /** A node execution not written yet: `unwritten` until a change creates its item. */

@@ -5,7 +5,7 @@
 import type { TableRef } from '#platform/table/table.js';
 import { type InteractionsRepo, interactionsRepo } from './interactions-repository.js';
 
-export type { Interaction, InteractionStatus, InteractionType } from './interactions-repository.js';
+export { type Interaction, type InteractionStatus, type InteractionType, statusAt } from './interactions-repository.js';
 
 export type InteractionsService = Pick<InteractionsRepo, 'createOnce' | 'get' | 'resolve'>;
 export const interactionsService = (table?: TableRef): InteractionsService => interactionsRepo(table);

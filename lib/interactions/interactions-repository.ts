@@ -21,12 +21,29 @@ export interface Interaction {
   response: Record<string, unknown> | null;
   created_at: string;
   resolved_at: string | null;
+  /** After this the interaction can no longer be answered (`expired`); null: it waits as long as it takes (approval nodes). */
+  expires_at: string | null;
   account_id: string;
+}
+
+/** The status as of `now`: a pending interaction past its `expires_at` is expired, whether or not that was written yet. */
+export const statusAt = (i: Pick<Interaction, 'status' | 'expires_at'>, now: Date): InteractionStatus =>
+  i.status === 'pending' && i.expires_at !== null && Date.parse(i.expires_at) <= now.getTime() ? 'expired' : i.status;
+
+/** A status filter that sees expiry as readers do (statusAt): stored `pending` past `expires_at` is `expired`. */
+function statusFilter(status: InteractionStatus | undefined, nowIso: string) {
+  if (status === undefined) return undefined;
+  // DynamoDB refuses values an expression does not use, so each branch names only its own.
+  const live = '(attribute_not_exists(expires_at) OR attribute_type(expires_at, :null_type) OR expires_at > :now)';
+  const clock = { ':now': nowIso, ':null_type': 'NULL', ':pending': 'pending' };
+  if (status === 'pending') return { expression: `#status = :pending AND ${live}`, values: clock };
+  if (status === 'expired') return { expression: `(#status = :wanted OR (#status = :pending AND NOT ${live}))`, values: { ...clock, ':wanted': status } };
+  return { expression: '#status = :wanted', values: { ':wanted': status } };
 }
 
 const view = (item: Record<string, unknown>): Interaction => {
   const { pk: _a, sk: _b, gsi1pk: _c, gsi1sk: _d, entity: _e, ...rest } = item;
-  return rest as unknown as Interaction;
+  return { expires_at: null, ...rest } as unknown as Interaction;
 };
 
 export function interactionsRepo(table: TableRef = defaultTable()) {
@@ -59,17 +76,29 @@ export function interactionsRepo(table: TableRef = defaultTable()) {
       return Item ? view(Item) : undefined;
     },
 
-    /** Resolves a pending interaction; undefined when it was no longer pending. */
+    /**
+     * Resolves a pending interaction; undefined when it was no longer
+     * pending. An answer must also come before `expires_at` (checked in the
+     * write: expiry is never trusted to have been written).
+     */
     async resolve(id: string, status: Exclude<InteractionStatus, 'pending'>, response: Record<string, unknown> | null): Promise<Interaction | undefined> {
+      const now = new Date().toISOString();
+      const beforeExpiry = status === 'answered' ? ' AND (attribute_not_exists(expires_at) OR attribute_type(expires_at, :null_type) OR expires_at > :now)' : '';
       try {
         const { Attributes } = await db.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.interaction(id),
             UpdateExpression: 'SET #status = :status, #response = :response, resolved_at = :now',
-            ConditionExpression: '#status = :pending',
+            ConditionExpression: `#status = :pending${beforeExpiry}`,
             ExpressionAttributeNames: { '#status': 'status', '#response': 'response' },
-            ExpressionAttributeValues: { ':status': status, ':response': response, ':now': new Date().toISOString(), ':pending': 'pending' },
+            ExpressionAttributeValues: {
+              ':status': status,
+              ':response': response,
+              ':now': now,
+              ':pending': 'pending',
+              ...(beforeExpiry ? { ':null_type': 'NULL' } : {}),
+            },
             ReturnValues: 'ALL_NEW',
           }),
         );
@@ -86,7 +115,18 @@ export function interactionsRepo(table: TableRef = defaultTable()) {
       filters: { run_id?: string; workflow_request_id?: string; status?: InteractionStatus },
       options: { limit: number; after?: { gsi1sk: string; pk: string; sk: string } },
     ) {
-      const page = await newestFirstPage(db, tableName, keys.interactionIndexPartition(accountId), equalityFilter(filters), options);
+      const { status, ...others } = filters;
+      const equal = equalityFilter(others);
+      const byStatus = statusFilter(status, new Date().toISOString());
+      const filter =
+        equal || byStatus
+          ? {
+              expression: [equal?.expression, byStatus?.expression].filter(Boolean).join(' AND '),
+              names: { ...equal?.names, ...(byStatus ? { '#status': 'status' } : {}) },
+              values: { ...equal?.values, ...byStatus?.values },
+            }
+          : undefined;
+      const page = await newestFirstPage(db, tableName, keys.interactionIndexPartition(accountId), filter, options);
       return { interactions: page.items.map(view), next: page.next };
     },
   };

@@ -1,6 +1,6 @@
 import { ConflictError, DomainError, NotFoundError } from '#platform/errors.js';
 import { isUuid } from '#platform/uuid.js';
-import type { Interaction, InteractionsRepo } from './interactions-repository.js';
+import { type Interaction, type InteractionsRepo, statusAt } from './interactions-repository.js';
 
 /** Wakes the node an answered interaction was holding (execution's node queue, wired by the handler). */
 export type WakeNodes = (tasks: Array<{ request_id: string; node_id: string }>) => Promise<void>;
@@ -8,6 +8,8 @@ export type WakeNodes = (tasks: Array<{ request_id: string; node_id: string }>) 
 export interface RespondDeps {
   interactions: InteractionsRepo;
   enqueue: WakeNodes;
+  /** Wakes the run an answered interaction was holding (the runs feature's queue, wired by the handler). */
+  wakeRun: (runId: string) => Promise<void>;
 }
 
 export type InteractionAnswer = { type: 'approval'; approved: boolean } | { type: 'answer'; text: string };
@@ -16,7 +18,7 @@ export type InteractionAnswer = { type: 'approval'; approved: boolean } | { type
 export const interactionView = (i: Interaction) => ({
   id: i.id,
   type: i.type,
-  status: i.status,
+  status: statusAt(i, new Date()),
   prompt: i.prompt,
   run_id: i.run_id,
   workflow_request_id: i.workflow_request_id,
@@ -24,6 +26,7 @@ export const interactionView = (i: Interaction) => ({
   response: i.response,
   created_at: i.created_at,
   resolved_at: i.resolved_at,
+  expires_at: i.expires_at,
 });
 
 export async function ownedInteraction(interactions: InteractionsRepo, accountId: string, id: string | undefined): Promise<Interaction> {
@@ -32,7 +35,8 @@ export async function ownedInteraction(interactions: InteractionsRepo, accountId
   return interaction;
 }
 
-const notPending = (i: Interaction) => new ConflictError('interaction_not_pending', `The interaction is ${i.status} and cannot be answered again.`);
+const notPending = (i: Interaction) =>
+  new ConflictError('interaction_not_pending', `The interaction is ${statusAt(i, new Date())} and cannot be answered again.`);
 
 /**
  * Answers a pending interaction once, then wakes the node waiting on it (its
@@ -40,7 +44,7 @@ const notPending = (i: Interaction) => new ConflictError('interaction_not_pendin
  */
 export async function respondToInteraction(deps: RespondDeps, accountId: string, id: string | undefined, answer: InteractionAnswer): Promise<Interaction> {
   const interaction = await ownedInteraction(deps.interactions, accountId, id);
-  if (interaction.status !== 'pending') throw notPending(interaction);
+  if (statusAt(interaction, new Date()) !== 'pending') throw notPending(interaction);
   if (answer.type !== interaction.type) {
     throw new DomainError('invalid', 'interaction_type_mismatch', `This interaction expects a response of type ${interaction.type}, not ${answer.type}.`, {
       errors: [{ name: '/type', location: 'body', reason: `must be ${interaction.type}`, code: 'interaction_type_mismatch' }],
@@ -50,5 +54,6 @@ export async function respondToInteraction(deps: RespondDeps, accountId: string,
   const resolved = await deps.interactions.resolve(interaction.id, 'answered', response);
   if (!resolved) throw notPending((await deps.interactions.get(interaction.id)) ?? interaction);
   if (resolved.workflow_request_id && resolved.node_id) await deps.enqueue([{ request_id: resolved.workflow_request_id, node_id: resolved.node_id }]);
+  if (resolved.run_id) await deps.wakeRun(resolved.run_id);
   return resolved;
 }

@@ -73,7 +73,8 @@ export function startPoller(options: PollerOptions): { stop(): Promise<void> } {
             MaxNumberOfMessages: Math.min(10, definition.batchSize),
             // Long polling answers as soon as a message arrives; stop() aborts the wait.
             WaitTimeSeconds: 5,
-            VisibilityTimeout: definition.visibilityTimeoutSeconds,
+            // LOCAL_VISIBILITY_TIMEOUT_SECONDS shortens it for trying out a worker that dies (README, Runs).
+            VisibilityTimeout: Number(process.env.LOCAL_VISIBILITY_TIMEOUT_SECONDS) || definition.visibilityTimeoutSeconds,
             MessageSystemAttributeNames: ['All'],
             MessageAttributeNames: ['All'],
           }),

@@ -20,6 +20,8 @@ export interface LocalStackOptions {
   region?: string;
   onRequest?: Parameters<typeof startGateway>[0]['onRequest'];
   onWorkerError?: (error: unknown) => void;
+  /** Drive the queues' workers in this process (default); off, another process does (`npm run workers`). */
+  workers?: boolean;
 }
 
 export interface LocalStack {
@@ -33,6 +35,14 @@ export interface LocalStack {
 }
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/** Drives every queue's worker and dead-letter worker; returns their stop. */
+export function startWorkers(client: SQSClient, queues: readonly ProvisionedQueue[], region: string, onError?: (error: unknown) => void): () => Promise<void> {
+  const pollers = queues.flatMap((queue) => (['worker', 'deadLetter'] as const).map((target) => startPoller({ client, queue, target, region, onError })));
+  return async () => {
+    await Promise.all(pollers.map((poller) => poller.stop()));
+  };
+}
 
 /**
  * Brings the service up on this machine: DynamoDB Local and the SQS emulator
@@ -80,12 +90,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     if (port !== 0 || !process.env.BASE_URL) process.env.BASE_URL = `http://127.0.0.1:${port}`;
 
-    for (const queue of queues) {
-      for (const target of ['worker', 'deadLetter'] as const) {
-        const poller = startPoller({ client: sqsClient, queue, target, region, onError: options.onWorkerError });
-        stops.push(poller.stop);
-      }
-    }
+    if (options.workers !== false) stops.push(startWorkers(sqsClient, queues, region, options.onWorkerError));
     const gateway = await startGateway({ routes: options.routes ?? ROUTES, port, onRequest: options.onRequest });
     stops.push(gateway.close);
     if (port === 0) process.env.BASE_URL = gateway.url;

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     dataDir: process.env.LOCAL_DATA_DIR || undefined,
     onRequest: quiet ? undefined : (r) => console.log(`${r.method} ${r.path} ${r.status} ${r.ms}ms`),
     onWorkerError: (error) => console.error('worker error:', error),
+    workers: process.env.LOCAL_WORKERS !== 'off',
   });
   writeLocalStackState({
     pid: process.pid,
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
   console.log(
     `  DynamoDB: ${stack.dynamodbEndpoint} (table ${stack.tableName}${process.env.LOCAL_DATA_DIR ? `, data in ${process.env.LOCAL_DATA_DIR}` : ', in memory'})`,
   );
-  console.log(`  SQS:      ${stack.sqsEndpoint}`);
+  console.log(`  SQS:      ${stack.sqsEndpoint}${process.env.LOCAL_WORKERS === 'off' ? ' (no workers here: run them with npm run workers)' : ''}`);
   console.log(`  OpenAPI:  ${stack.url}/openapi.json`);
   // The handlers run in this process and read OUTBOUND_ALLOWED_HOSTS / OUTBOUND_ALLOW_INSECURE (or their earlier names) on every call.
   console.log(`  Outbound: ${describeOutboundSettings()}`);

@@ -2,8 +2,8 @@
  * Machine sizes, and what a size changes: the one module the runs feature
  * reads. A run on a machine runs its agent loop in a function with the
  * memory of the machine's size (and Lambda gives CPU in proportion to
- * memory); machine time is metered per size in the price table (the money
- * issue). Runs do not exist yet: these numbers are the plan they follow.
+ * memory); machine time is metered per size in the price table
+ * (MACHINE_SECOND_MICRO_USD, lib/platform/config/prices.ts).
  */
 export const MACHINE_SIZES = ['small', 'medium', 'large'] as const;
 export type MachineSize = (typeof MACHINE_SIZES)[number];

@@ -1,18 +1,33 @@
-import type { Completion, CompletionRequest, ModelProvider } from './types.js';
+import { currentTurn, parseScript, playScript, type ScriptTurn } from './local-script.js';
+import type { ChatMessage, Completion, CompletionRequest, ModelProvider } from './types.js';
 
 const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
+const echo = (messages: ChatMessage[]): ScriptTurn => ({ content: currentTurn(messages).user ?? '' });
+
+/** Runs the script in the last user message, or echoes it when it is not one. */
+function script(messages: ChatMessage[]): ScriptTurn {
+  const { user, since } = currentTurn(messages);
+  const steps = user === undefined ? undefined : parseScript(user);
+  return steps ? playScript(steps, since) : echo(messages);
+}
+
+const MODELS: Record<string, (messages: ChatMessage[]) => ScriptTurn> = { echo, script };
+
 /**
- * `local/echo`, the deterministic development model (decisions.md, Models):
- * it answers the last user message unchanged and counts every
- * whitespace-separated word as one token. It needs no network.
+ * The deterministic development models (decisions.md, Models), which need
+ * no network: `local/echo` answers the last user message unchanged;
+ * `local/script` plays the tool calls and replies scripted in it (see
+ * local-script.ts). Both count every whitespace-separated word as one token.
  */
 export const localProvider: ModelProvider = {
   async complete(request: CompletionRequest): Promise<Completion> {
-    if (request.model !== 'echo') throw new Error(`The local provider has no model ${request.model}; it has echo.`);
-    const last = [...request.messages].reverse().find((m) => m.role === 'user');
-    const content = last?.content ?? '';
+    const model = Object.hasOwn(MODELS, request.model) ? MODELS[request.model] : undefined;
+    if (!model) throw new Error(`The local provider has no model ${request.model}; it has ${Object.keys(MODELS).join(' and ')}.`);
+    const { content, tool_calls } = model(request.messages);
     const input = words(request.system) + request.messages.reduce((n, m) => n + words(m.content), 0);
-    return { content, usage: { input_tokens: input, output_tokens: words(content) } };
+    // A call costs what the model wrote for it, as a real model's output tokens would.
+    const output = words(content) + (tool_calls ?? []).reduce((n, call) => n + words(call.name) + words(JSON.stringify(call.arguments)), 0);
+    return { content, ...(tool_calls?.length ? { tool_calls } : {}), usage: { input_tokens: input, output_tokens: output } };
   },
 };

@@ -1,19 +1,38 @@
-/** One chat turn sent to a model. */
-export interface ChatMessage {
-  role: 'user' | 'assistant';
-  content: string;
+/** A tool the model may call: its name as offered, and its arguments' JSON Schema. */
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  input_schema: Record<string, unknown>;
 }
+
+/** A call the model asked for; `id` is unique within the conversation. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** One turn of a conversation sent to a model. */
+export type ChatMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; tool_calls?: ToolCall[] }
+  /** The result of one tool call, answering the assistant turn that asked for it. */
+  | { role: 'tool'; call_id: string; name: string; content: string; is_error?: boolean };
 
 export interface CompletionRequest {
   /** The part after `<provider>/`. */
   model: string;
   system: string;
   messages: ChatMessage[];
+  /** Tools the model may call; none when absent or empty. */
+  tools?: ToolSpec[];
   signal?: AbortSignal;
 }
 
 export interface Completion {
   content: string;
+  /** The tool calls the model asked for; absent or empty means this is its answer. */
+  tool_calls?: ToolCall[];
   usage: { input_tokens: number; output_tokens: number };
 }
 

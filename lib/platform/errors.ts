@@ -26,7 +26,11 @@ export type ErrorKind =
   | 'forbidden'
   | 'not_found'
   | 'method_not_allowed'
+  /** No representation the request's `Accept` takes. */
+  | 'not_acceptable'
   | 'conflict'
+  /** Existed, but is past its retention: asking again will not bring it back. */
+  | 'gone'
   | 'invalid'
   /** A server of the caller's (an MCP server) is unreachable or failing. */
   | 'upstream_failed'
@@ -152,6 +156,12 @@ export class NotFoundError extends DomainError {
 export class MethodNotAllowedError extends DomainError {
   constructor(allowed: string[]) {
     super('method_not_allowed', 'method_not_allowed', `This path answers ${allowed.join(', ')}.`, { allowedMethods: allowed });
+  }
+}
+
+export class NotAcceptableError extends DomainError {
+  constructor(offered: readonly string[]) {
+    super('not_acceptable', 'not_acceptable', `This resource is served as ${offered.join(' or ')}; the Accept header takes none of them.`);
   }
 }
 

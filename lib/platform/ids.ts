@@ -9,3 +9,4 @@ const prefixed = (prefix: string) => (): string => `${prefix}_${Date.now().toStr
 export const newTokenId = prefixed('tok');
 export const newHarnessId = prefixed('h');
 export const newMachineId = prefixed('mch');
+export const newRunId = prefixed('run');

@@ -21,6 +21,8 @@ export interface QueueDefinition {
   table: 'read' | 'readwrite';
   /** Worker for the DLQ, run once per dead message (e.g. to mark work failed). */
   deadLetterWorker?: string;
+  /** Memory (MB) of the worker function; the stack's default when absent. */
+  memoryMb?: number;
   /** The worker calls Amazon Bedrock (agent nodes): the stack grants bedrock:InvokeModel. */
   invokesModels?: boolean;
 }

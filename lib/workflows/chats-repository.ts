@@ -12,6 +12,8 @@ export interface Chat {
   workflow_id: string | null;
   /** The machine the chat is bound to (by its first run); null until then. */
   machine_id: string | null;
+  /** The chat's newest run (its busy policy looks at it); null before its first. */
+  last_run_id: string | null;
   created_at: string;
 }
 
@@ -21,6 +23,7 @@ const toChat = (item: Record<string, unknown>): Chat => ({
   title: (item.title as string | null | undefined) ?? null,
   workflow_id: (item.workflow_id as string | null | undefined) ?? null,
   machine_id: (item.machine_id as string | null | undefined) ?? null,
+  last_run_id: (item.last_run_id as string | null | undefined) ?? null,
   created_at: item.created_at as string,
 });
 
@@ -52,5 +55,21 @@ export function chatsRepo(table: TableRef = defaultTable()) {
     },
   };
 }
+
+/**
+ * A run joins a chat, as an item of the run's creating transaction: the
+ * chat is bound to the run's machine by its first run and to no other, and
+ * becomes the chat's newest run on condition that the newest is still the
+ * one the caller read (two runs created at once on one chat: one retries).
+ */
+export const chatRunJoin = (tableName: string, chat: Pick<Chat, 'id' | 'last_run_id'>, machineId: string, runId: string) => ({
+  TableName: tableName,
+  Key: keys.chat(chat.id),
+  UpdateExpression: 'SET machine_id = :machine, last_run_id = :run',
+  ConditionExpression:
+    'attribute_exists(pk) AND (attribute_not_exists(machine_id) OR machine_id = :null OR machine_id = :machine) AND ' +
+    (chat.last_run_id === null ? '(attribute_not_exists(last_run_id) OR last_run_id = :null)' : 'last_run_id = :last'),
+  ExpressionAttributeValues: { ':machine': machineId, ':run': runId, ':null': null, ...(chat.last_run_id === null ? {} : { ':last': chat.last_run_id }) },
+});
 
 export type ChatsRepo = ReturnType<typeof chatsRepo>;

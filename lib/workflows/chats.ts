@@ -35,6 +35,7 @@ export async function createChat(
     title: input.title ?? null,
     workflow_id: workflowId,
     machine_id: null,
+    last_run_id: null,
     created_at: now.toISOString(),
   });
 }

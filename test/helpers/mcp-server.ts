@@ -29,6 +29,8 @@ export interface TestMcpServer {
   hits: Array<{ method: string; path: string; session?: string }>;
   /** Session ids ended by DELETE. */
   ended: string[];
+  /** The `slow` tool of `/slow`: it answers once released (each call started counts). */
+  slow: { calls: number; release(): void };
   stop: () => Promise<void>;
 }
 
@@ -58,6 +60,17 @@ function pagedServer(): LowLevelServer {
   return server;
 }
 
+/** `/slow`: a `slow` tool that answers `done: <text>` only once the test releases it, so a run can be caught mid-call. */
+function slowServer(slow: { calls: number; gate: Promise<void> }): McpServer {
+  const server = new McpServer({ name: 'slow-tools', version: '1.0.0' });
+  server.registerTool('slow', { description: 'Answers when released.', inputSchema: { text: z.string() } }, async ({ text }) => {
+    slow.calls++;
+    await slow.gate;
+    return { content: [{ type: 'text', text: `done: ${text}` }] };
+  });
+  return server;
+}
+
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -65,11 +78,13 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-export async function startMcpServer(host = '127.0.0.1'): Promise<TestMcpServer> {
+export async function startMcpServer(host = '127.0.0.1', port = 0): Promise<TestMcpServer> {
   const hits: TestMcpServer['hits'] = [];
   const ended: string[] = [];
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const hanging = new Set<ServerResponse>();
+  let release = () => {};
+  const slow = { calls: 0, gate: new Promise<void>((resolve) => (release = resolve)) };
 
   async function stateless(req: IncomingMessage, res: ServerResponse, body: unknown, json: boolean, build: () => McpServer | LowLevelServer) {
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: json });
@@ -113,6 +128,7 @@ export async function startMcpServer(host = '127.0.0.1'): Promise<TestMcpServer>
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       if (path === '/sse') await stateless(req, res, body, false, toolServer);
       else if (path === '/json') await stateless(req, res, body, true, toolServer);
+      else if (path === '/slow') await stateless(req, res, body, true, () => slowServer(slow));
       else if (path === '/paged') await stateless(req, res, body, true, pagedServer);
       else if (path === '/session') await stateful(req, res, body);
       else if (path === '/broken') res.writeHead(500, { 'Content-Type': 'text/plain' }).end('down');
@@ -123,13 +139,19 @@ export async function startMcpServer(host = '127.0.0.1'): Promise<TestMcpServer>
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
-  await new Promise<void>((resolve) => http.listen(0, host, resolve));
+  await new Promise<void>((resolve) => http.listen(port, host, resolve));
   const base = `http://${host}:${(http.address() as AddressInfo).port}`;
   return {
     base,
     url: (path) => `${base}${path}`,
     hits,
     ended,
+    slow: {
+      get calls() {
+        return slow.calls;
+      },
+      release: () => release(),
+    },
     stop: async () => {
       for (const transport of sessions.values()) await transport.close();
       http.closeAllConnections();

@@ -18,6 +18,7 @@ const chat = (overrides: Partial<Chat> = {}): Chat => ({
   title: 'T',
   workflow_id: null,
   machine_id: null,
+  last_run_id: null,
   created_at: '2026-01-01T00:00:00.000Z',
   ...overrides,
 });

@@ -22,6 +22,7 @@ const interaction = (overrides: Partial<Interaction> = {}): Interaction => ({
   response: null,
   created_at: '2026-01-01T00:00:00.000Z',
   resolved_at: null,
+  expires_at: null,
   account_id: accountId,
   ...overrides,
 });

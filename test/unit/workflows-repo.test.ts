@@ -201,7 +201,7 @@ describe('getVersion and chats: another account’s item is no item', () => {
     assert.equal(await chats.get(accountId, '../x'), undefined);
     mock.on(PutCommand).rejects(conditionFailed());
     await assert.rejects(
-      chats.create({ id: chatId, account_id: accountId, title: null, workflow_id: null, machine_id: null, created_at: 'now' }),
+      chats.create({ id: chatId, account_id: accountId, title: null, workflow_id: null, machine_id: null, last_run_id: null, created_at: 'now' }),
       ConflictError,
     );
   });

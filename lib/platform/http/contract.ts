@@ -57,6 +57,8 @@ export type ResponseDoc =
       headers?: HeadersDoc;
       schema?: z.ZodType;
       mediaType?: string;
+      /** The same answer in other media types, by media type: the request's `Accept` chooses. */
+      alternatives?: Readonly<Record<string, z.ZodType>>;
       /** JSON Schemas `schema` refers to by `$ref` without containing them, registered as components as they are. */
       components?: Readonly<Record<string, z.ZodType>>;
     };

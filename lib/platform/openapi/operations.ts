@@ -66,7 +66,7 @@ const answer = (description: string, headers: HeadersDoc | undefined, content: R
  * (a key in flight), Idempotency-Replayed on its successes.
  */
 function responseOf(registry: OpenAPIRegistry, contract: Documented, status: number, doc: ResponseDoc): ResponseConfig {
-  const { description, headers, schema, mediaType, components } = typeof doc === 'string' ? { description: doc } : doc;
+  const { description, headers, schema, mediaType, components, alternatives } = typeof doc === 'string' ? { description: doc } : doc;
   if (status >= 400) {
     if (schema) throw new Error(`${contract.id}: a ${status} answers in the contract's error format; it takes no schema.`);
     const derived = status === 401 ? WWW_AUTHENTICATE : status === 409 && contract.idempotency ? retryAfter('sent with `idempotency_key_in_flight` (`1`)') : {};
@@ -78,7 +78,8 @@ function responseOf(registry: OpenAPIRegistry, contract: Documented, status: num
     registry.registerComponent('schemas', name, jsonSchema as never);
   }
   const replayed = contract.idempotency ? IDEMPOTENCY_REPLAYED : {};
-  return answer(description, { ...replayed, ...headers }, schema && { [mediaType ?? 'application/json']: { schema } });
+  const others = Object.entries(alternatives ?? {}).map(([type, other]) => [type, { schema: other }]);
+  return answer(description, { ...replayed, ...headers }, schema && { [mediaType ?? 'application/json']: { schema }, ...Object.fromEntries(others) });
 }
 
 /**

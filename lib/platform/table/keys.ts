@@ -97,6 +97,34 @@ export const keys = {
   }),
   harnessIndexPartition: (accountId: string) => `ACCOUNT#${accountId}#HARNESSES`,
 
+  // --- Runs (lib/runs/runs-repository.ts) -------------------------------------
+  // A run, its recorded steps and its event pages share one partition.
+  run: (runId: string): Key => ({ pk: `RUN#${runId}`, sk: 'RUN' }),
+  /** Gsi1 entry of a run: an account's runs, newest first. */
+  runIndex: (accountId: string, createdAt: string, runId: string) => ({ gsi1pk: `ACCOUNT#${accountId}#RUNS`, gsi1sk: `${createdAt}#${runId}` }),
+  runIndexPartition: (accountId: string) => `ACCOUNT#${accountId}#RUNS`,
+  /** A recorded step of the agent loop: model turn `turn`, or the result of its call `call` (lib/runs/steps.ts). */
+  runStep: (runId: string, turn: number, call?: number): Key => ({
+    pk: `RUN#${runId}`,
+    sk: `STEP#${String(turn).padStart(4, '0')}${call === undefined ? '' : `#${String(call).padStart(3, '0')}`}`,
+  }),
+  runStepPrefix: (runId: string) => ({ pk: `RUN#${runId}`, skPrefix: 'STEP#' }),
+  /** A run event page, keyed by its first `seq` (lib/events/pages.ts). */
+  runEvent: (runId: string, seq: number): Key => ({ pk: `RUN#${runId}`, sk: `EVENT#${String(seq).padStart(10, '0')}` }),
+  /**
+   * A run waiting for its machine. The queue is one partition per machine
+   * sorted by priority (0: an interrupting run, 1: the rest), then creation
+   * time: its first item is the next run.
+   */
+  machineQueueEntry: (machineId: string, priority: 0 | 1, createdAt: string, runId: string): Key => ({
+    pk: `MACHINEQ#${machineId}`,
+    sk: `${priority}#${createdAt}#${runId}`,
+  }),
+  machineQueuePartition: (machineId: string) => `MACHINEQ#${machineId}`,
+  /** A finished run of a chat (input and output): the chat's history that its later runs see, oldest first. */
+  chatRunTurn: (chatId: string, createdAt: string, runId: string): Key => ({ pk: `CHAT#${chatId}`, sk: `RUNTURN#${createdAt}#${runId}` }),
+  chatRunTurnPrefix: (chatId: string) => ({ pk: `CHAT#${chatId}`, skPrefix: 'RUNTURN#' }),
+
   // --- Context memory (agent nodes) ------------------------------------------
   /** One partition per (context memory id, agent node); messages sort oldest first. */
   memoryMessage: (contextMemoryId: string, agentNodeId: string, order: string): Key => ({

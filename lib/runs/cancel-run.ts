@@ -1,0 +1,92 @@
+import type { InteractionsService } from '#interactions/index.js';
+import { machineOccupancy } from '#machines/index.js';
+import { UnavailableError } from '#platform/errors.js';
+import type { RunEventData } from './events.js';
+import { type AdvanceDeps, advanceMachine } from './machine-queue.js';
+import { isTerminal, type Run, type RunFailure, type RunStatus } from './model.js';
+import type { RunChange } from './runs-repository.js';
+import { leaveRunning } from './usage.js';
+
+export interface EndDeps extends AdvanceDeps {
+  runs: AdvanceDeps['runs'];
+  interactions: Pick<InteractionsService, 'resolve'>;
+}
+
+/** Changes in a row that lose a race before the caller is told to retry (each loser read a newer run). */
+const ATTEMPTS = 10;
+
+/**
+ * Ends a run that holds its machine or waits for it, as one change: the
+ * status, its usage with the machine time banked, the end of its wait (an
+ * `interaction` event when it waited for one), and the machine released or
+ * its queue entry left. Then, outside the transaction, the interaction it
+ * waited for is cancelled and the machine is handed on; a caller that dies
+ * before that leaves work for the run's next message (a worker finding an
+ * ended run does both again), or, for a queued run, none at all.
+ * Undefined when the run was not in `from` any more (it moved first).
+ */
+export async function endRun(
+  deps: EndDeps,
+  run: Run,
+  end: {
+    status: Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
+    failure?: RunFailure;
+    output?: string;
+    leaseOwner?: string;
+    /** What became of the interaction it waited for, if it did (default `cancelled`). */
+    waitStatus?: 'cancelled' | 'expired';
+  },
+  from: readonly RunStatus[],
+  extra: { events?: RunEventData[]; items?: RunChange['items']; set?: RunChange['set'] } = {},
+  now: Date = new Date(),
+): Promise<Run | undefined> {
+  if (!from.includes(run.status)) return undefined;
+  const occupancy = machineOccupancy(deps.tableName);
+  const holding = run.status !== 'queued';
+  const waitEvents: RunEventData[] = run.wait ? [{ type: 'interaction', data: { interaction_id: run.wait.interaction_id, type: run.wait.type, status: end.waitStatus ?? 'cancelled' } }] : [];
+  const changed = await deps.runs.change(run, {
+    set: {
+      ...extra.set,
+      status: end.status,
+      completed_at: now.toISOString(),
+      failure: end.failure ?? null,
+      ...(end.output === undefined ? {} : { output: end.output }),
+      ...(holding ? leaveRunning(run, now) : { queue_sk: null }),
+      lease_owner: null,
+    },
+    from: [run.status],
+    ...(end.leaseOwner === undefined ? {} : { leaseOwner: end.leaseOwner }),
+    events: [...(extra.events ?? []), ...waitEvents, { type: 'run.status', data: { status: end.status } }],
+    items: [
+      ...(extra.items ?? []),
+      ...(holding
+        ? [{ Update: occupancy.release(run.account_id, run.machine_id, run.id) }]
+        : [deps.runs.queueEntryDelete(run.machine_id, run.queue_sk!), { Update: occupancy.leave(run.account_id, run.machine_id) }]),
+    ],
+  });
+  if (changed) await afterEnd(deps, changed, run.wait?.interaction_id);
+  return changed;
+}
+
+/** What follows an end outside its transaction; safe to repeat. */
+export async function afterEnd(deps: EndDeps, run: Run, waitedFor: string | undefined): Promise<void> {
+  if (waitedFor) await deps.interactions.resolve(waitedFor, 'cancelled', null);
+  await advanceMachine(deps, run.account_id, run.machine_id);
+}
+
+/**
+ * POST /v2/runs/{id}/cancel: a queued run leaves its machine's queue; a
+ * running or waiting run ends at once (its worker sees it and aborts its
+ * calls), its interaction is cancelled and its machine moves on. An ended
+ * run comes back unchanged.
+ */
+export async function cancelRun(deps: EndDeps, run: Run): Promise<Run> {
+  let current: Run | undefined = run;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    if (!current || isTerminal(current.status)) return current ?? run;
+    const cancelled = await endRun(deps, current, { status: 'cancelled' }, ['queued', 'running', 'waiting']);
+    if (cancelled) return cancelled;
+    current = await deps.runs.get(run.id);
+  }
+  throw new UnavailableError('The run is changing too fast to cancel now; retry.');
+}

@@ -1,0 +1,115 @@
+import type { MachineSize } from '#machines/index.js';
+
+/**
+ * A run (decisions.md, Run): its statuses, failure codes, the item as
+ * stored and the run as the API shows it.
+ */
+
+export const RUN_STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** A run that has ended: it will never change again. */
+export const RUN_TERMINAL: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+/** A run that holds its machine: the agent loop is going, or waits for a person. */
+export const RUN_HOLDING: readonly RunStatus[] = ['running', 'waiting'];
+export const isTerminal = (status: RunStatus): boolean => RUN_TERMINAL.includes(status);
+
+/** `failure.code` of a failed run (decisions.md, Run; `max_turns_exceeded` is ours). */
+export const RUN_FAILURE_CODES = [
+  'usage_window_exceeded',
+  'out_of_funds',
+  'model_error',
+  'upstream_unavailable',
+  'timeout',
+  'max_turns_exceeded',
+  'cancelled_by_parent',
+  'internal_error',
+] as const;
+export type RunFailureCode = (typeof RUN_FAILURE_CODES)[number];
+
+export interface RunFailure {
+  code: RunFailureCode;
+  message: string;
+  retryable: boolean;
+}
+
+export interface RunUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cost_micro_usd: number;
+}
+
+/** What a run waits for while `waiting`: a person's answer to one interaction, for the call `call` of model turn `turn`. */
+export interface RunWait {
+  interaction_id: string;
+  type: 'approval' | 'answer';
+  turn: number;
+  call: number;
+}
+
+/** `run_`, 9 base-36 digits of creation time, 16 base64url characters (lib/platform/ids.ts). */
+export const RUN_ID = /^run_[0-9a-z]{9}[A-Za-z0-9_-]{16}$/;
+
+/** The busy policy of a run created on a chat whose previous run has not ended. */
+export const IF_BUSY = ['enqueue', 'reject', 'interrupt'] as const;
+export type IfBusy = (typeof IF_BUSY)[number];
+
+/** The harness as a run keeps it (harnesses are immutable, so a copy taken at creation stays true). */
+export interface RunHarness {
+  model: string;
+  instructions: string;
+  max_turns: number;
+  tools: Array<{ name: string; require_approval: boolean }>;
+  mcp_servers: Array<{ name: string; url: string }>;
+}
+
+export interface Run {
+  id: string;
+  account_id: string;
+  status: RunStatus;
+  harness_id: string;
+  machine_id: string;
+  machine_size: MachineSize;
+  chat_id: string | null;
+  input: unknown;
+  metadata: Record<string, unknown> | null;
+  output: string | null;
+  failure: RunFailure | null;
+  usage: RunUsage;
+  harness: RunHarness;
+  /** Sort key of its machine queue entry while queued (lib/platform/table/keys.ts, machineQueueEntry). */
+  queue_sk: string | null;
+  /** The highest event seq written: every change of the run writes its events and raises this in one transaction. */
+  event_seq: number;
+  /** Model turns recorded so far. */
+  turns: number;
+  wait: RunWait | null;
+  /** The worker whose lease holds the loop, and until when (epoch ms). */
+  lease_owner: string | null;
+  lease_until: number;
+  /** When the run last entered `running`; machine time accrues from there until it leaves. */
+  running_since: string | null;
+  /** Machine time used (ms) before `running_since`. */
+  machine_ms: number;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+/** The run as the API shows it (decisions.md, Run). */
+export const runView = (run: Run) => ({
+  id: run.id,
+  status: run.status,
+  harness_id: run.harness_id,
+  machine_id: run.machine_id,
+  chat_id: run.chat_id,
+  input: run.input,
+  output: run.output,
+  failure: run.failure,
+  usage: run.usage,
+  metadata: run.metadata,
+  created_at: run.created_at,
+  started_at: run.started_at,
+  completed_at: run.completed_at,
+});
+export type RunView = ReturnType<typeof runView>;

@@ -1,0 +1,38 @@
+import * as z from 'zod';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '#platform/config/limits.js';
+import { limitParam } from '#platform/http/common-schemas.js';
+import { IF_BUSY, RUN_STATUSES } from './model.js';
+
+/** A run's `input` is at most this many bytes of JSON (it is kept on the run item and sent to the model). */
+export const RUN_INPUT_MAX_BYTES = 100_000;
+
+export const CreateRunBody = z
+  .strictObject({
+    harness_id: z.string().min(1).max(100),
+    input: z
+      .union([z.string().max(RUN_INPUT_MAX_BYTES), z.record(z.string(), z.unknown())])
+      .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= RUN_INPUT_MAX_BYTES, { error: `must be at most ${RUN_INPUT_MAX_BYTES} bytes of JSON` })
+      .meta({
+        description:
+          'The user’s message (a string). A JSON object is sent to the model as its JSON text; `local/script` plays `{"steps": [...]}` (decisions.md).',
+      }),
+    machine_id: z.string().min(1).max(100).optional().meta({ description: 'Required unless `chat_id` names a chat already bound to a machine.' }),
+    chat_id: z.string().min(1).max(100).optional().meta({ description: 'A chat (POST /v1/chats): the run sees its earlier runs, and the chat is bound to the machine of its first run.' }),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= 16_384, { error: 'must be at most 16 KiB of JSON' })
+      .optional(),
+    if_busy: z
+      .enum(IF_BUSY)
+      .default('enqueue')
+      .meta({ description: 'When the chat’s previous run has not ended: wait in turn (`enqueue`), refuse (409 `chat_busy`), or cancel it and start next (`interrupt`).' }),
+  })
+  .meta({ id: 'CreateRunRequest' });
+export type CreateRunInput = z.infer<typeof CreateRunBody>;
+
+export const ListRunsQuery = z.object({
+  status: z.enum(RUN_STATUSES).optional(),
+  harness_id: z.string().min(1).max(100).optional(),
+  limit: limitParam(LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT),
+  cursor: z.string().min(1).optional().meta({ description: '`page.next_cursor` of the previous page.' }),
+});
