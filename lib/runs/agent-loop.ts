@@ -86,7 +86,12 @@ export async function runLoop(deps: LoopDeps, start: Run, ctx: LoopContext): Pro
     if (error instanceof Stop || error instanceof RunStopped) return;
     if (error instanceof McpServerError && loop) return void (await fail(loop, { code: 'upstream_unavailable', message: error.detail, retryable: true }));
     if (error instanceof McpServerError) {
-      await endRun(deps, start, { status: 'failed', failure: { code: 'upstream_unavailable', message: error.detail, retryable: true }, leaseOwner: lease.owner }, ['running']);
+      await endRun(
+        deps,
+        start,
+        { status: 'failed', failure: { code: 'upstream_unavailable', message: error.detail, retryable: true }, leaseOwner: lease.owner },
+        ['running'],
+      );
       return;
     }
     throw error;
@@ -101,9 +106,12 @@ export async function runLoop(deps: LoopDeps, start: Run, ctx: LoopContext): Pro
 async function apply(loop: Loop, change: Omit<RunChange, 'from' | 'leaseOwner'>): Promise<Run> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const changed = await loop.deps.runs.change(loop.run, { ...change, from: ['running'], leaseOwner: loop.lease.owner });
-    if (changed) return (loop.run = changed);
+    if (changed) {
+      loop.run = changed;
+      return changed;
+    }
     const now = await loop.deps.runs.get(loop.run.id);
-    if (!now || now.status !== 'running' || now.lease_owner !== loop.lease.owner) throw new Stop();
+    if (now?.status !== 'running' || now.lease_owner !== loop.lease.owner) throw new Stop();
     loop.run = now;
   }
   throw new Error(`Run ${loop.run.id}: a change kept colliding with other writes.`);
@@ -118,7 +126,7 @@ async function finish(loop: Loop, end: (run: Run) => Promise<Run | undefined>): 
   for (let attempt = 0; attempt < 3; attempt++) {
     if (await end(loop.run)) throw new Stop();
     const now = await loop.deps.runs.get(loop.run.id);
-    if (!now || now.status !== 'running' || now.lease_owner !== loop.lease.owner) throw new Stop();
+    if (now?.status !== 'running' || now.lease_owner !== loop.lease.owner) throw new Stop();
     loop.run = now;
   }
   throw new Error(`Run ${loop.run.id}: its end kept colliding with other writes.`);
@@ -131,7 +139,11 @@ async function modelStep(loop: Loop): Promise<void> {
   const { deps, run } = loop;
   const turn = run.turns;
   if (turn >= run.harness.max_turns) {
-    await fail(loop, { code: 'max_turns_exceeded', message: `The model took its ${run.harness.max_turns} turns (max_turns) without a final answer.`, retryable: false });
+    await fail(loop, {
+      code: 'max_turns_exceeded',
+      message: `The model took its ${run.harness.max_turns} turns (max_turns) without a final answer.`,
+      retryable: false,
+    });
   }
   const model = resolveModel(run.harness.model);
   if (!model) await fail(loop, { code: 'model_error', message: `No model provider for ${run.harness.model}.`, retryable: false });
@@ -205,14 +217,22 @@ async function callStep(loop: Loop, turn: TurnStep, index: number): Promise<void
   const result: ResultStep = { turn: turn.turn, call: index, call_id: call.id, name: call.name, ...outcome.result };
   await apply(loop, {
     set: {},
-    events: [{ type: 'tool_result', data: { call_id: call.id, name: call.name, text: result.text, is_error: result.is_error, ...(result.denied ? { denied: true } : {}) } }],
+    events: [
+      {
+        type: 'tool_result',
+        data: { call_id: call.id, name: call.name, text: result.text, is_error: result.is_error, ...(result.denied ? { denied: true } : {}) },
+      },
+    ],
     items: [deps.runs.stepPut(loop.run.id, { ...result })],
   });
   loop.recorded.results.set(resultKey(turn.turn, index), result);
 }
 
 /** The run waits for a person: its machine time stops, its lease is given up, and a delayed message will look at it when the interaction expires. */
-async function waitFor(loop: Loop, interaction: { id: string; type: 'approval' | 'answer'; expires_at: string | null; turn: number; call: number }): Promise<never> {
+async function waitFor(
+  loop: Loop,
+  interaction: { id: string; type: 'approval' | 'answer'; expires_at: string | null; turn: number; call: number },
+): Promise<never> {
   const now = loop.deps.now();
   const run = await apply(loop, {
     set: {

@@ -45,14 +45,19 @@ export async function keepLease(runs: Pick<RunsRepo, 'takeLease'>, runId: string
  * cancel or a takeover aborts the call's signal; the lease is renewed as it
  * goes. A call that ends within WATCH_MS costs no read.
  */
-export async function watched<T>(runs: Pick<RunsRepo, 'pulse' | 'takeLease'>, runId: string, lease: Lease, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function watched<T>(
+  runs: Pick<RunsRepo, 'pulse' | 'takeLease'>,
+  runId: string,
+  lease: Lease,
+  call: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const controller = new AbortController();
   let stopped: RunStopped | undefined;
   const timer = setInterval(() => {
     void (async () => {
       try {
         const pulse = await runs.pulse(runId);
-        if (!pulse || pulse.status !== 'running') stopped = new RunStopped('ended');
+        if (pulse?.status !== 'running') stopped = new RunStopped('ended');
         else if (pulse.lease_owner !== lease.owner) stopped = new RunStopped('lease_lost');
         else await keepLease(runs, runId, lease);
       } catch (error) {

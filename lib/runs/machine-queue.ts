@@ -31,7 +31,7 @@ export async function advanceMachine(deps: AdvanceDeps, accountId: string, machi
     const head = await deps.runs.queueHead(machineId);
     if (!head) return;
     const run = await deps.runs.get(head.run_id);
-    if (!run || run.status !== 'queued') {
+    if (run?.status !== 'queued') {
       // Every change that takes a run out of `queued` deletes its entry in the same transaction, so this is a race with one: look again.
       continue;
     }

@@ -26,7 +26,7 @@ export async function moveRun(deps: LoopDeps, task: RunTask, ctx: LoopContext): 
   if (run.status === 'queued') {
     await advanceMachine(deps, run.account_id, run.machine_id);
     run = await deps.runs.get(run.id);
-    if (!run || run.status !== 'running') return;
+    if (run?.status !== 'running') return;
   }
   if (isTerminal(run.status)) return afterEnd(deps, run, run.wait?.interaction_id);
   if (run.status === 'waiting') {
@@ -42,14 +42,21 @@ async function resume(deps: LoopDeps, run: Run): Promise<Run | undefined> {
   const wait = run.wait!;
   const interaction = await deps.interactions.get(wait.interaction_id);
   const now = deps.now();
-  const expired = interaction?.status === 'expired' || (interaction?.status === 'pending' && interaction.expires_at !== null && Date.parse(interaction.expires_at) <= now.getTime());
+  const expired =
+    interaction?.status === 'expired' ||
+    (interaction?.status === 'pending' && interaction.expires_at !== null && Date.parse(interaction.expires_at) <= now.getTime());
   if (interaction?.status === 'pending' && !expired) {
     await deps.wake(run, { delaySeconds: secondsUntil(interaction.expires_at, now) });
     return undefined;
   }
   if (expired || !interaction) {
     await deps.interactions.resolve(wait.interaction_id, 'expired', null);
-    await endRun(deps, run, { status: 'failed', failure: { code: 'timeout', message: 'Nobody answered the run’s interaction in time.', retryable: false }, waitStatus: 'expired' }, ['waiting']);
+    await endRun(
+      deps,
+      run,
+      { status: 'failed', failure: { code: 'timeout', message: 'Nobody answered the run’s interaction in time.', retryable: false }, waitStatus: 'expired' },
+      ['waiting'],
+    );
     return undefined;
   }
   if (interaction.status !== 'answered') return undefined; // cancelled: only the run's cancel does that, and it ended the run

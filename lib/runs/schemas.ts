@@ -17,15 +17,19 @@ export const CreateRunBody = z
           'The user’s message (a string). A JSON object is sent to the model as its JSON text; `local/script` plays `{"steps": [...]}` (decisions.md).',
       }),
     machine_id: z.string().min(1).max(100).optional().meta({ description: 'Required unless `chat_id` names a chat already bound to a machine.' }),
-    chat_id: z.string().min(1).max(100).optional().meta({ description: 'A chat (POST /v1/chats): the run sees its earlier runs, and the chat is bound to the machine of its first run.' }),
+    chat_id: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: 'A chat (POST /v1/chats): the run sees its earlier runs, and the chat is bound to the machine of its first run.' }),
     metadata: z
       .record(z.string(), z.unknown())
       .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= 16_384, { error: 'must be at most 16 KiB of JSON' })
       .optional(),
-    if_busy: z
-      .enum(IF_BUSY)
-      .default('enqueue')
-      .meta({ description: 'When the chat’s previous run has not ended: wait in turn (`enqueue`), refuse (409 `chat_busy`), or cancel it and start next (`interrupt`).' }),
+    if_busy: z.enum(IF_BUSY).default('enqueue').meta({
+      description: 'When the chat’s previous run has not ended: wait in turn (`enqueue`), refuse (409 `chat_busy`), or cancel it and start next (`interrupt`).',
+    }),
   })
   .meta({ id: 'CreateRunRequest' });
 export type CreateRunInput = z.infer<typeof CreateRunBody>;

@@ -29,8 +29,12 @@ export interface TestMcpServer {
   hits: Array<{ method: string; path: string; session?: string }>;
   /** Session ids ended by DELETE. */
   ended: string[];
-  /** The `slow` tool of `/slow`: it answers once released (each call started counts). */
-  slow: { calls: number; release(): void };
+  /**
+   * The `slow` tool of `/slow`: it answers once released (each call started
+   * counts; `aborted` counts requests the client closed before an answer).
+   * `rearm` resets the counts and holds later calls again.
+   */
+  slow: { calls: number; aborted: number; release(): void; rearm(): void };
   stop: () => Promise<void>;
 }
 
@@ -84,7 +88,15 @@ export async function startMcpServer(host = '127.0.0.1', port = 0): Promise<Test
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const hanging = new Set<ServerResponse>();
   let release = () => {};
-  const slow = { calls: 0, gate: new Promise<void>((resolve) => (release = resolve)) };
+  const slow = { calls: 0, aborted: 0, gate: Promise.resolve() };
+  const rearm = () => {
+    slow.calls = 0;
+    slow.aborted = 0;
+    slow.gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+  };
+  rearm();
 
   async function stateless(req: IncomingMessage, res: ServerResponse, body: unknown, json: boolean, build: () => McpServer | LowLevelServer) {
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: json });
@@ -128,7 +140,12 @@ export async function startMcpServer(host = '127.0.0.1', port = 0): Promise<Test
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       if (path === '/sse') await stateless(req, res, body, false, toolServer);
       else if (path === '/json') await stateless(req, res, body, true, toolServer);
-      else if (path === '/slow') await stateless(req, res, body, true, () => slowServer(slow));
+      else if (path === '/slow') {
+        res.on('close', () => {
+          if (!res.writableFinished) slow.aborted++;
+        });
+        await stateless(req, res, body, true, () => slowServer(slow));
+      }
       else if (path === '/paged') await stateless(req, res, body, true, pagedServer);
       else if (path === '/session') await stateful(req, res, body);
       else if (path === '/broken') res.writeHead(500, { 'Content-Type': 'text/plain' }).end('down');
@@ -150,7 +167,11 @@ export async function startMcpServer(host = '127.0.0.1', port = 0): Promise<Test
       get calls() {
         return slow.calls;
       },
+      get aborted() {
+        return slow.aborted;
+      },
       release: () => release(),
+      rearm,
     },
     stop: async () => {
       for (const transport of sessions.values()) await transport.close();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { eventsAfter } from '#events/pages.js';
@@ -68,7 +69,7 @@ const ended = (run: Json) => ['completed', 'failed', 'cancelled'].includes(run.s
 
 async function events(runId: string): Promise<RunEventData[]> {
   const read = await eventsAfter<RunEventData>(runEventLog(stack.table, runId), 0, 1000, true);
-  read.events.forEach((event, index) => assert.equal(event.seq, index + 1, 'seqs are 1, 2, 3… with no gaps'));
+  for (const [index, event] of read.events.entries()) assert.equal(event.seq, index + 1, 'seqs are 1, 2, 3… with no gaps');
   return read.events.map((event) => event.data);
 }
 const statuses = async (runId: string) => (await events(runId)).filter((e) => e.type === 'run.status').map((e) => (e.data as { status: string }).status);
@@ -80,7 +81,10 @@ async function pendingInteraction(runId: string): Promise<Json> {
     async () => {
       const page = await get(`/v2/interactions?run_id=${runId}&status=pending`);
       found = page.body.data?.[0];
-      assert.ok(found, `no pending interaction of ${runId}: ${JSON.stringify(page.body)} ${JSON.stringify((await get(`/v2/interactions?run_id=${runId}`)).body)} ${JSON.stringify((await get(`/v2/runs/${runId}`)).body)}`);
+      assert.ok(
+        found,
+        `no pending interaction of ${runId}: ${JSON.stringify(page.body)} ${JSON.stringify((await get(`/v2/interactions?run_id=${runId}`)).body)} ${JSON.stringify((await get(`/v2/runs/${runId}`)).body)}`,
+      );
     },
     { timeout: 20_000, interval: 50 },
   );
@@ -117,7 +121,11 @@ describe('runs on local/echo', () => {
     const other = await signedUpUser(stack);
     const [foreignHarness, foreignMachine] = await Promise.all([
       (async () => {
-        const created = await post('/v2/harnesses', { name: 'x', files: [{ path: 'harness.json', content: '{"model":"local/echo","instructions":"harness.json"}' }] }, other.token);
+        const created = await post(
+          '/v2/harnesses',
+          { name: 'x', files: [{ path: 'harness.json', content: '{"model":"local/echo","instructions":"harness.json"}' }] },
+          other.token,
+        );
         return created.body.id as string;
       })(),
       machine(other.token),
@@ -146,7 +154,9 @@ describe('runs on local/echo', () => {
 
     const ownRun = await startRun({ harness_id: harnessId, machine_id: machineId, input: 'mine' });
     const answers = await Promise.all(
-      [`/v2/runs/run_000000000AAAAAAAAAAAAAAAA`, '/v2/runs/not-a-run', `/v2/runs/${ownRun.id}`].map((path, i) => (i === 2 ? get(path, other.token) : get(path))),
+      [`/v2/runs/run_000000000AAAAAAAAAAAAAAAA`, '/v2/runs/not-a-run', `/v2/runs/${ownRun.id}`].map((path, i) =>
+        i === 2 ? get(path, other.token) : get(path),
+      ),
     );
     for (const answer of answers) assert.equal(answer.status, 404);
     assert.deepEqual(withoutTraceId(answers[0]!.body), withoutTraceId(answers[1]!.body));
@@ -314,7 +324,12 @@ describe('chats', () => {
   test('if_busy: reject answers 409 chat_busy; interrupt cancels the active run and starts next', async () => {
     const [harnessId, machineId] = await Promise.all([harness(), machine()]);
     const chat = (await call('POST', '/v1/chats', user.token, {})).body;
-    const active = await startRun({ harness_id: harnessId, machine_id: machineId, chat_id: chat.id, input: { steps: [{ tool: 'ask_user', arguments: { question: '?' } }] } });
+    const active = await startRun({
+      harness_id: harnessId,
+      machine_id: machineId,
+      chat_id: chat.id,
+      input: { steps: [{ tool: 'ask_user', arguments: { question: '?' } }] },
+    });
     await pendingInteraction(active.id);
     const other = await startRun({ harness_id: harnessId, machine_id: machineId, input: 'not on the chat' });
     const rejected = await post('/v2/runs', { harness_id: harnessId, chat_id: chat.id, input: 'x', if_busy: 'reject' });
@@ -329,7 +344,28 @@ describe('chats', () => {
 });
 
 describe('durability', () => {
+  test('cancel of a running run: it ends at once, its in-flight MCP call is aborted, and the next run on its machine starts', async () => {
+    mcp.slow.rearm();
+    const [harnessId, machineId] = await Promise.all([harness({ mcp_servers: [{ name: 'slow', url: mcp.url('/slow') }] }), machine()]);
+    const run = await startRun({ harness_id: harnessId, machine_id: machineId, input: { steps: [{ tool: 'slow__slow', arguments: { text: 'x' } }] } });
+    const next = await startRun({ harness_id: harnessId, machine_id: machineId, input: 'after the cancelled one' });
+    assert.equal(next.status, 'queued');
+    await vi.waitFor(() => assert.equal(mcp.slow.calls, 1), { timeout: 20_000, interval: 20 });
+
+    const cancelled = await call('POST', `/v2/runs/${run.id}/cancel`, user.token);
+
+    assert.equal(cancelled.status, 200);
+    assert.equal(cancelled.body.status, 'cancelled');
+    await vi.waitFor(() => assert.equal(mcp.slow.aborted, 1, 'the worker closed its call to the MCP server'), { timeout: 20_000, interval: 20 });
+    assert.equal((await runWhen(next.id, ended)).status, 'completed');
+    const all = await events(run.id);
+    assert.equal(all.filter((e) => e.type === 'tool_result').length, 0, 'the aborted call left no result');
+    assert.deepEqual(all.at(-1), { type: 'run.status', data: { status: 'cancelled' } });
+    assert.equal((await get(`/v2/runs/${run.id}`)).body.status, 'cancelled');
+  });
+
   test('a worker that stops holding the run mid-call is taken over: no recorded step is repeated, and it finishes once', async () => {
+    mcp.slow.rearm();
     const harnessId = await harness({ mcp_servers: [{ name: 'slow', url: mcp.url('/slow') }] });
     const run = await startRun({ harness_id: harnessId, machine_id: await machine(), input: { steps: [{ tool: 'slow__slow', arguments: { text: 'x' } }] } });
     await vi.waitFor(() => assert.ok(mcp.slow.calls >= 1), { timeout: 20_000, interval: 20 });
@@ -359,5 +395,29 @@ describe('durability', () => {
     await wakeRun({ id: run.id, machine_size: 'small' });
     await new Promise((resolve) => setTimeout(resolve, 300)); // a message about an ended run: nothing may change
     assert.equal((await events(run.id)).length, all.length);
+  });
+});
+
+describe('a run task that failed on every delivery', () => {
+  test('its dead letter fails the run with internal_error, cancels its interaction and frees its machine', async () => {
+    const [harnessId, machineId] = await Promise.all([harness(), machine()]);
+    const run = await startRun({ harness_id: harnessId, machine_id: machineId, input: { steps: [{ tool: 'ask_user', arguments: { question: '?' } }] } });
+    await runWhen(run.id, (r) => r.status === 'waiting');
+    const queue = stack.queues.find((q) => q.definition.name === 'run-tasks-small');
+    assert.ok(queue, 'the small machines’ run queue');
+    const sqs = new SQSClient({ endpoint: stack.sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+
+    // As SQS moves a message after its last failed delivery; twice, as a redelivery would.
+    for (let i = 0; i < 2; i++) {
+      await sqs.send(new SendMessageCommand({ QueueUrl: queue.dlqUrl, MessageBody: JSON.stringify({ run_id: run.id, machine_size: 'small' }) }));
+    }
+
+    const failed = await runWhen(run.id, (r) => r.status === 'failed');
+    assert.equal(failed.failure.code, 'internal_error');
+    assert.equal((await get(`/v2/interactions?run_id=${run.id}`)).body.data[0].status, 'cancelled');
+    assert.equal((await get(`/v1/machines/${machineId}`)).body.status, 'idle');
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the duplicate is handled by now: nothing more may change
+    const all = await events(run.id);
+    assert.equal(all.filter((e) => e.type === 'run.status' && (e.data as Json).status === 'failed').length, 1);
   });
 });
