@@ -33,8 +33,8 @@ export interface WorkflowServiceStackProps extends StackProps {
   /**
    * Public root of the service (`BASE_URL` of every function), e.g. a custom
    * domain in front of the distribution. When unset, the HTTP and queue
-   * functions get `https://<distribution domain>`; the streaming function
-   * cannot (the distribution depends on its function URL, so referencing the
+   * functions get `https://<distribution domain>`; the streaming functions
+   * cannot (the distribution depends on their function URLs, so referencing the
    * distribution from it would be a cycle) and gets no BASE_URL.
    */
   readonly baseUrl?: string;
@@ -63,7 +63,6 @@ export interface WorkflowServiceStackProps extends StackProps {
 const DEFAULT_TIMEOUT_SECONDS = 29;
 /** Function URLs allow up to 15 minutes; streams end before that. */
 const DEFAULT_STREAM_TIMEOUT_SECONDS = 900;
-const ACCESS_RANK: Record<TableAccess, number> = { none: 0, read: 1, readwrite: 2 };
 
 /**
  * The environment the workers get from `workerEnvironment`: the outbound
@@ -103,8 +102,8 @@ interface FunctionSpec {
 
 /**
  * The whole service: one table, one Lambda function and HTTP API route per
- * route, the queues and their workers, the response-streaming function for
- * streaming routes, and a CloudFront distribution serving all of it under
+ * route, the queues and their workers, a response-streaming function for
+ * each streaming route, and a CloudFront distribution serving all of it under
  * one base URL.
  */
 export class WorkflowServiceStack extends Stack {
@@ -113,8 +112,8 @@ export class WorkflowServiceStack extends Stack {
   readonly distribution: cloudfront.Distribution;
   readonly routeFunctions = new Map<string, NodejsFunction>();
   readonly queues = new Map<string, { queue: sqs.Queue; dlq: sqs.Queue; worker: NodejsFunction; deadLetterWorker?: NodejsFunction }>();
-  readonly streamFunction?: NodejsFunction;
-  readonly streamUrl?: lambda.FunctionUrl;
+  /** The response-streaming function and its URL, by streaming route id. */
+  readonly streamFunctions = new Map<string, { fn: NodejsFunction; url: lambda.FunctionUrl }>();
 
   private readonly allFunctions: NodejsFunction[] = [];
   private readonly sharedEnvironment: Record<string, string>;
@@ -210,25 +209,23 @@ export class WorkflowServiceStack extends Stack {
     // The API's own host name, e.g. abc123.execute-api.eu-west-1.amazonaws.com.
     const apiDomain = Fn.select(2, Fn.split('/', this.httpApi.apiEndpoint));
 
-    // --- Streaming function (only when a route streams) --------------------
+    // --- Streaming functions, one per streaming route -----------------------
+    // Each has its own function URL, timeout and memory, as each route has its own function.
     const streamingRoutes = routes.filter((r) => r.streaming);
-    if (streamingRoutes.length > 0) {
-      const first = streamingRoutes[0]!;
-      this.streamFunction = this.createFunction('Stream', {
-        entry: first.entry,
-        description: `Response-streaming function for ${streamingRoutes.map((r) => `${r.method} ${r.path}`).join(', ')}`,
-        timeoutSeconds: Math.max(...streamingRoutes.map((r) => r.timeoutSeconds ?? DEFAULT_STREAM_TIMEOUT_SECONDS)),
-        memoryMb: Math.max(...streamingRoutes.map((r) => r.memoryMb ?? DEFAULT_MEMORY_MB)),
-        table: streamingRoutes.map((r) => r.table).reduce((a, b) => (ACCESS_RANK[b] > ACCESS_RANK[a] ? b : a)),
+    for (const route of streamingRoutes) {
+      const fn = this.createFunction(`Stream${route.id}`, {
+        entry: route.entry,
+        description: `Response-streaming function for ${route.method} ${route.path}`,
+        timeoutSeconds: route.timeoutSeconds ?? DEFAULT_STREAM_TIMEOUT_SECONDS,
+        memoryMb: route.memoryMb ?? DEFAULT_MEMORY_MB,
+        table: route.table,
       });
       // authType NONE: the function checks the bearer token itself. CloudFront
       // origin access control would sign the origin request with SigV4 and
       // overwrite the client's Authorization header, so it cannot be used.
       // (No cdk-nag AwsSolutions rule covers function URL auth, so nothing to acknowledge.)
-      this.streamUrl = this.streamFunction.addFunctionUrl({
-        authType: lambda.FunctionUrlAuthType.NONE,
-        invokeMode: lambda.InvokeMode.RESPONSE_STREAM,
-      });
+      const url = fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE, invokeMode: lambda.InvokeMode.RESPONSE_STREAM });
+      this.streamFunctions.set(route.id, { fn, url });
     }
 
     // --- CloudFront: one base URL for the API and the streams --------------
@@ -268,21 +265,19 @@ export class WorkflowServiceStack extends Stack {
         compress: true,
       },
     });
-    if (this.streamUrl) {
-      const streamOrigin = new origins.FunctionUrlOrigin(this.streamUrl, {
+    for (const route of streamingRoutes) {
+      const streamOrigin = new origins.FunctionUrlOrigin(this.streamFunctions.get(route.id)!.url, {
         // Streams must send something (an SSE comment) at least this often. The default
         // CloudFront quota allows up to 120 s; 60 s leaves room for older accounts' limits.
         readTimeout: Duration.seconds(60),
         keepaliveTimeout: Duration.seconds(60),
       });
-      for (const pattern of new Set(streamingRoutes.map((r) => cloudFrontPathPattern(r.path)))) {
-        // Compression would buffer the stream.
-        this.distribution.addBehavior(pattern, streamOrigin, { ...passThrough, compress: false });
-      }
+      // Compression would buffer the stream.
+      this.distribution.addBehavior(cloudFrontPathPattern(route.path), streamOrigin, { ...passThrough, compress: false });
     }
     const distributionUrl = `https://${this.distribution.distributionDomainName}`;
     const baseUrl = props.baseUrl?.replace(/\/$/, '');
-    if (baseUrl) this.streamFunction?.addEnvironment('BASE_URL', baseUrl);
+    if (baseUrl) for (const { fn } of this.streamFunctions.values()) fn.addEnvironment('BASE_URL', baseUrl);
     const publicUrl = baseUrl ?? distributionUrl;
 
     // --- Route functions and routes ---------------------------------------
@@ -372,7 +367,10 @@ export class WorkflowServiceStack extends Stack {
     // --- Outputs --------------------------------------------------------------
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'HTTP API endpoint (bypasses CloudFront; no streaming routes).' });
     new CfnOutput(this, 'BaseUrl', { value: distributionUrl, description: 'Public base URL: CloudFront in front of the API and the streams.' });
-    if (this.streamUrl) new CfnOutput(this, 'StreamUrl', { value: this.streamUrl.url, description: 'Response-streaming function URL.' });
+    for (const [routeId, { url }] of this.streamFunctions) {
+      const route = streamingRoutes.find((r) => r.id === routeId)!;
+      new CfnOutput(this, `StreamUrl${routeId}`, { value: url.url, description: `Response-streaming function URL of ${route.method} ${route.path}.` });
+    }
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'DynamoDB table (TABLE_NAME for the admin CLI).' });
 
     this.acknowledgeDistributionFindings();
@@ -464,10 +462,8 @@ function validate(routes: readonly RouteDefinition[], queues: readonly QueueDefi
     if (ids.has(route.id)) throw new Error(`Duplicate route id ${route.id}.`);
     ids.add(route.id);
   }
-  const streamingEntries = new Set(routes.filter((r) => r.streaming).map((r) => r.entry));
-  if (streamingEntries.size > 1) {
-    throw new Error(`All streaming routes are served by one function, so they must share one entry; got ${[...streamingEntries].join(', ')}.`);
-  }
+  const patterns = routes.filter((r) => r.streaming).map((r) => cloudFrontPathPattern(r.path));
+  if (new Set(patterns).size < patterns.length) throw new Error(`Two streaming routes share a CloudFront path pattern: ${patterns.join(', ')}.`);
   if (routes.some((r) => r.streaming && r.path === '$default')) throw new Error('$default cannot be a streaming route.');
   const names = new Set<string>();
   for (const queue of queues) {

@@ -11,15 +11,13 @@ import { TABLE_DEFINITION } from '#platform/table/definition.js';
 import { cloudFrontPathPattern, outboundEnvironmentOf, queueUrlEnvName, REPO_ROOT, WorkflowServiceStack, workerEnvironmentOf } from '../../infra/stack.js';
 
 // One synthesis for the whole file (every function is bundled with esbuild).
-// The real route table (with its listen stream), plus a second streaming
-// route and a test queue. Every streaming route is served by the one
-// streaming function, so the extra route shares the listen route's entry.
-const LISTEN = ROUTES.find((r) => r.streaming && r.path === '/v1/workflow-requests/{id}/listen');
-assert.ok(LISTEN, 'ROUTES has the listen stream');
-const EXTRA_STREAM_ROUTES: RouteDefinition[] = [
-  { id: 'TestRunEvents', method: 'GET', path: '/v2/runs/{runId}/events', entry: LISTEN.entry, table: 'read', streaming: true },
-];
-const STREAM_ROUTES: RouteDefinition[] = [LISTEN, ...EXTRA_STREAM_ROUTES];
+// The real route table (with its two streams: a request's live stream and a
+// run's events) and a test queue.
+const STREAM_ROUTES: RouteDefinition[] = ROUTES.filter((r) => r.streaming);
+assert.deepEqual(
+  STREAM_ROUTES.map((r) => r.path),
+  ['/v1/workflow-requests/{id}/listen', '/v2/runs/{id}/events'],
+);
 const TEST_QUEUE: QueueDefinition = {
   name: 'test-jobs',
   worker: 'test/infra/fixtures/worker.ts',
@@ -32,7 +30,7 @@ const TEST_QUEUE: QueueDefinition = {
   table: 'readwrite',
   invokesModels: true,
 };
-const routes: RouteDefinition[] = [...ROUTES, ...EXTRA_STREAM_ROUTES];
+const routes: RouteDefinition[] = [...ROUTES];
 const httpRoutes = routes.filter((r) => !r.streaming);
 
 // Same feature flags as `cdk synth` (cdk.json), same cdk-nag plugin as infra/app.ts.
@@ -160,9 +158,9 @@ test('table: keys, GSIs, TTL, PITR, on-demand, retained, AWS-managed encryption'
   });
 });
 
-test('one nodejs22.x arm64 function per HTTP route, plus stream, worker and dead-letter worker', () => {
+test('one nodejs22.x arm64 function per HTTP route, plus one per stream, the worker and the dead-letter worker', () => {
   const functions = Object.values(resources()).filter((r) => r.Type === 'AWS::Lambda::Function');
-  assert.equal(functions.length, httpRoutes.length + 3);
+  assert.equal(functions.length, httpRoutes.length + STREAM_ROUTES.length + 2);
   for (const fn of functions) {
     assert.equal(fn.Properties?.Runtime, 'nodejs22.x');
     assert.deepEqual(fn.Properties?.Architectures, ['arm64']);
@@ -191,7 +189,7 @@ test('one nodejs22.x arm64 function per HTTP route, plus stream, worker and dead
       },
     });
   }
-  tpl().resourceCountIs('AWS::Logs::LogGroup', httpRoutes.length + 3 + 1); // + API access logs
+  tpl().resourceCountIs('AWS::Logs::LogGroup', httpRoutes.length + STREAM_ROUTES.length + 2 + 1); // + API access logs
   tpl().allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
 });
 
@@ -341,26 +339,28 @@ test('routes marked outbound (the harness tools listing) get the outbound settin
   }
 });
 
-test('response-streaming function URL, served through CloudFront with the API', () => {
-  assert.ok(stack.streamFunction && stack.streamUrl);
-  const urlId = logicalId(stack.streamUrl.node.defaultChild as CfnElement);
-  tpl().resourceCountIs('AWS::Lambda::Url', 1);
-  tpl().hasResourceProperties('AWS::Lambda::Url', {
-    AuthType: 'NONE',
-    InvokeMode: 'RESPONSE_STREAM',
-    TargetFunctionArn: { 'Fn::GetAtt': [logicalId(stack.streamFunction.node.defaultChild as CfnElement), 'Arn'] },
-  });
-  // The streaming function cannot reference the distribution (cycle), so no BASE_URL without a baseUrl prop.
-  const streamFn = resources()[logicalId(stack.streamFunction.node.defaultChild as CfnElement)]!;
-  assert.equal(streamFn.Properties?.Environment?.Variables?.BASE_URL, undefined);
-
+test('a response-streaming function URL per streaming route, each served through CloudFront with the API', () => {
+  assert.deepEqual([...stack.streamFunctions.keys()], STREAM_ROUTES.map((r) => r.id));
+  tpl().resourceCountIs('AWS::Lambda::Url', STREAM_ROUTES.length);
   const distribution = Object.values(resources()).filter((r) => r.Type === 'AWS::CloudFront::Distribution');
   assert.equal(distribution.length, 1);
   const config = distribution[0]!.Properties!.DistributionConfig;
   const origins = config.Origins as Array<{ Id: string; DomainName: unknown }>;
   const apiOrigin = origins.find((o) => JSON.stringify(o.DomainName).includes(logicalId(stack.httpApi.node.defaultChild as CfnElement)));
-  const streamOrigin = origins.find((o) => JSON.stringify(o.DomainName).includes(urlId));
-  assert.ok(apiOrigin && streamOrigin);
+  assert.ok(apiOrigin);
+  const streamOrigins = new Map<string, string>();
+  for (const route of STREAM_ROUTES) {
+    const { fn, url } = stack.streamFunctions.get(route.id)!;
+    const fnId = logicalId(fn.node.defaultChild as CfnElement);
+    tpl().hasResourceProperties('AWS::Lambda::Url', { AuthType: 'NONE', InvokeMode: 'RESPONSE_STREAM', TargetFunctionArn: { 'Fn::GetAtt': [fnId, 'Arn'] } });
+    const props = resources()[fnId]!.Properties!;
+    // The streaming function cannot reference the distribution (cycle), so no BASE_URL without a baseUrl prop.
+    assert.equal(props.Environment?.Variables?.BASE_URL, undefined, route.id);
+    assert.equal(props.Timeout, route.timeoutSeconds ?? 900, route.id);
+    const origin = origins.find((o) => JSON.stringify(o.DomainName).includes(logicalId(url.node.defaultChild as CfnElement)));
+    assert.ok(origin, `origin of ${route.id}`);
+    streamOrigins.set(cloudFrontPathPattern(route.path), origin.Id);
+  }
 
   const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
   const ALL_METHODS = ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'];
@@ -373,7 +373,7 @@ test('response-streaming function URL, served through CloudFront with the API', 
     // biome-ignore lint/suspicious/noExplicitAny: a CloudFront behavior as synthesized, read field by field
     const behavior = (config.CacheBehaviors as Array<Record<string, any>>).find((b) => b.PathPattern === pattern);
     assert.ok(behavior, `behavior for ${pattern}`);
-    assert.equal(behavior.TargetOriginId, streamOrigin.Id);
+    assert.equal(behavior.TargetOriginId, streamOrigins.get(pattern));
     assert.equal(behavior.OriginRequestPolicyId, ALL_VIEWER_EXCEPT_HOST_HEADER);
     assert.deepEqual(behavior.CachePolicyId, config.DefaultCacheBehavior.CachePolicyId);
   }
@@ -392,7 +392,7 @@ test('response-streaming function URL, served through CloudFront with the API', 
   });
 });
 
-test('outputs: ApiUrl, BaseUrl, StreamUrl, TableName', () => {
-  for (const name of ['ApiUrl', 'BaseUrl', 'StreamUrl', 'TableName']) tpl().hasOutput(name, {});
+test('outputs: ApiUrl, BaseUrl, a StreamUrl per streaming route, TableName', () => {
+  for (const name of ['ApiUrl', 'BaseUrl', ...STREAM_ROUTES.map((r) => `StreamUrl${r.id}`), 'TableName']) tpl().hasOutput(name, {});
   tpl().hasOutput('TableName', { Value: { Ref: logicalId(stack.table.node.defaultChild as CfnElement) } });
 });
