@@ -15,7 +15,11 @@ export const makeHandler = (deps: LoopDeps = runsDeps()) => {
   const processor = new BatchProcessor(EventType.SQS);
   return async (event: SQSEvent, context: Context) => {
     const record = async (r: SQSRecord) =>
-      moveRun(deps, JSON.parse(r.body) as RunTask, { owner: randomUUID(), remainingMs: () => context.getRemainingTimeInMillis() });
+      moveRun(deps, JSON.parse(r.body) as RunTask, {
+        owner: randomUUID(),
+        remainingMs: () => context.getRemainingTimeInMillis(),
+        redelivered: Number(r.attributes.ApproximateReceiveCount) > 1,
+      });
     return processPartialResponse(event, record, processor, { context, throwOnFullBatchFailure: false });
   };
 };

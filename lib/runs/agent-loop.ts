@@ -38,6 +38,8 @@ export interface LoopContext {
   owner: string;
   /** Milliseconds left in the invocation. */
   remainingMs(): number;
+  /** The message was received before (SQS ApproximateReceiveCount > 1): its earlier receiver never finished it. */
+  redelivered: boolean;
 }
 
 /** Earlier runs of the chat the model sees. */
@@ -60,7 +62,7 @@ interface Loop {
 
 export async function runLoop(deps: LoopDeps, start: Run, ctx: LoopContext): Promise<void> {
   const lease = await takeLease(deps.runs, start.id, ctx.owner, deps.now().getTime());
-  if (!lease) return; // a live worker has it; its own message carries the loop on
+  if (!lease) return leaseHeld(deps, start, ctx);
   let loop: Loop | undefined;
   try {
     const [steps, history, system, tools] = await Promise.all([
@@ -72,8 +74,10 @@ export async function runLoop(deps: LoopDeps, start: Run, ctx: LoopContext): Pro
     loop = { deps, run: { ...start, lease_owner: lease.owner }, lease, recorded: recordedOf(steps), history, system: system ?? '', tools };
     for (;;) {
       if (ctx.remainingMs() < CONTINUE_MARGIN_MS) {
-        await deps.wake(loop.run);
+        // Released before the wake: the new message's worker may start at once and must find the lease free, or it
+        // leaves the run to this worker, which is about to return. Dying in between is safe: this message comes back.
         await deps.runs.releaseLease(loop.run.id, lease.owner);
+        await deps.wake(loop.run);
         return;
       }
       await keepLease(deps.runs, loop.run.id, lease, deps.now().getTime());
@@ -96,6 +100,21 @@ export async function runLoop(deps: LoopDeps, start: Run, ctx: LoopContext): Pro
     }
     throw error;
   }
+}
+
+/**
+ * Another worker's lease is live. A first delivery is a duplicate: the
+ * holder's own message carries the loop on. A redelivery means its earlier
+ * receiver died, perhaps holding this very lease (a visibility timeout can
+ * be shorter than a lease, as LOCAL_VISIBILITY_TIMEOUT_SECONDS makes it),
+ * so the message comes back once the lease has run out rather than leave
+ * the run to nobody.
+ */
+async function leaseHeld(deps: LoopDeps, start: Run, ctx: LoopContext): Promise<void> {
+  if (!ctx.redelivered) return;
+  const now = await deps.runs.get(start.id);
+  if (now?.status !== 'running' || !now.lease_until) return;
+  await deps.wake(now, { delaySeconds: Math.max(1, Math.ceil((now.lease_until - deps.now().getTime()) / 1000) + 1) });
 }
 
 /**

@@ -369,21 +369,27 @@ describe('durability', () => {
     const harnessId = await harness({ mcp_servers: [{ name: 'slow', url: mcp.url('/slow') }] });
     const run = await startRun({ harness_id: harnessId, machine_id: await machine(), input: { steps: [{ tool: 'slow__slow', arguments: { text: 'x' } }] } });
     await vi.waitFor(() => assert.ok(mcp.slow.calls >= 1), { timeout: 20_000, interval: 20 });
-    // As if the worker died: its lease is expired and another owner's; the in-flight call notices and stops.
+    // As if the worker died mid-call: another owner holds the lease for 2 more seconds; the in-flight call notices it lost the run and stops.
     await stack.table.db.send(
       new UpdateCommand({
         TableName: stack.tableName,
         Key: keys.run(run.id),
-        UpdateExpression: 'SET lease_owner = :dead, lease_until = :past',
-        ExpressionAttributeValues: { ':dead': 'dead-worker', ':past': 1 },
+        UpdateExpression: 'SET lease_owner = :dead, lease_until = :until',
+        ExpressionAttributeValues: { ':dead': 'dead-worker', ':until': Date.now() + 2_000 },
       }),
     );
     const before = mcp.slow.calls;
-    // SQS redelivers the dead worker's message after its visibility timeout; here it is sent at once (twice: a duplicate changes nothing).
-    const { wakeRun } = await import('#runs/wake.js');
-    await wakeRun({ id: run.id, machine_size: 'small' });
-    await wakeRun({ id: run.id, machine_size: 'small' });
+    // SQS redelivers the dead worker's message after its visibility timeout, which may come before its lease runs out:
+    // the redelivery waits for the lease (a delayed copy), and a duplicate first delivery changes nothing.
+    const body = JSON.stringify({ run_id: run.id, machine_size: 'small' });
+    const delivery = (receiveCount: number) => ({ messageId: randomUUID(), body, attributes: { ApproximateReceiveCount: String(receiveCount) } });
+    const { makeHandler } = await import('../../functions/workers/run-tasks.js');
+    const context = { getRemainingTimeInMillis: () => 900_000 };
+    const answer = await makeHandler()({ Records: [delivery(2), delivery(1)] } as never, context as never);
+    assert.deepEqual(answer, { batchItemFailures: [] });
+    assert.equal(mcp.slow.calls, before, 'nobody takes a live lease');
     await vi.waitFor(() => assert.ok(mcp.slow.calls > before), { timeout: 20_000, interval: 20 });
+    assert.equal(mcp.slow.calls, before + 1, 'one worker took the run over');
     mcp.slow.release();
     const done = await runWhen(run.id, ended);
     assert.equal(done.status, 'completed');
@@ -392,6 +398,7 @@ describe('durability', () => {
     assert.equal(all.filter((e) => e.type === 'tool_call').length, 1, 'the recorded model turn was not repeated');
     assert.equal(all.filter((e) => e.type === 'tool_result').length, 1);
     assert.equal(all.filter((e) => e.type === 'run.status' && (e.data as Json).status === 'completed').length, 1);
+    const { wakeRun } = await import('#runs/wake.js');
     await wakeRun({ id: run.id, machine_size: 'small' });
     await new Promise((resolve) => setTimeout(resolve, 300)); // a message about an ended run: nothing may change
     assert.equal((await events(run.id)).length, all.length);
