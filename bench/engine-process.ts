@@ -13,6 +13,7 @@ import type { EngineResults } from './benchmarks/engine.js';
 import { measureEngineCost } from './benchmarks/engine-cost.js';
 import { measureLatency } from './benchmarks/latency.js';
 import { measureSse, type SseOutcome } from './benchmarks/sse-listeners.js';
+import { arg, guardProcess } from './support/bench-process.js';
 import { startEngineStack } from './support/engine-stack.js';
 import { Running } from './support/local-stack.js';
 import { functionMemory } from './support/prices.js';
@@ -48,20 +49,8 @@ async function measure(runs: number, listeners: number): Promise<EngineResults> 
   }
 }
 
-const arg = (name: string) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
+guardProcess('engine', running, 240_000);
 const out = arg('--out');
-// Stop DynamoDB Local (a Java process) before leaving, whatever the reason.
-const giveUp = (why: string) => {
-  console.error(`[bench] engine: ${why}; stopping.`);
-  setTimeout(() => process.exit(2), 5_000).unref();
-  void running.stopAll().then(() => process.exit(2));
-};
-setTimeout(() => giveUp('still running after 240 s'), 240_000).unref();
-process.once('SIGTERM', () => giveUp('SIGTERM'));
-process.once('SIGINT', () => giveUp('SIGINT'));
 measure(Number(arg('--runs') ?? 20), Number(arg('--listeners') ?? 100)).then(
   (results) => {
     const text = JSON.stringify(results);

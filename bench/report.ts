@@ -5,6 +5,7 @@ import { type LoadTimes, loadTimeSummary } from './benchmarks/load-time.js';
 import { renderLoadTimeSection } from './benchmarks/load-time-report.js';
 import { type Comparison, comparisonSummary } from './benchmarks/old-client.js';
 import { type RoundTripResult, renderRoundTripSection, roundTripSummary } from './benchmarks/round-trips.js';
+import { type RunsResults, renderRunsSection, runsSummaryLines } from './benchmarks/runs.js';
 import { esbuildVersion } from './support/bundling.js';
 import { installedVersion } from './support/repo.js';
 
@@ -23,6 +24,7 @@ export interface Report {
   comparison: Comparison;
   trips: RoundTripResult[];
   engine: EngineResults;
+  runs: RunsResults;
 }
 
 export function renderReport(r: Report): string {
@@ -35,9 +37,9 @@ export function renderReport(r: Report): string {
     `- Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}${cpu[0]?.speed ? ` (${cpu[0].speed} MHz)` : ''}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${platform()} ${release()} ${arch()}`,
     `- Node ${process.version} (the Lambda functions run on Node 22; bundles target node22), esbuild ${esbuildVersion}, AWS SDK (\`@aws-sdk/client-dynamodb\`) ${installedVersion('@aws-sdk/client-dynamodb') ?? 'unknown'}, bundled from node_modules`,
     `- Code: ${r.revision}`,
-    `- Load-time samples per bundle: ${r.load.runs}; requests per round-trip case: ${r.requestsPerCase}; workflow requests per engine shape: ${r.engine.runsPerShape}; SSE listeners: ${r.sseListeners}`,
+    `- Load-time samples per bundle: ${r.load.runs}; requests per round-trip case: ${r.requestsPerCase}; workflow requests per engine shape: ${r.engine.runsPerShape}; SSE listeners: ${r.sseListeners}; samples per v2 runs measurement: ${r.runs.latency.samples}`,
     '',
-    "Machines are noisy and this one is not Lambda. Absolute milliseconds are context only; the claims are the byte counts, the round-trip counts, load-time and latency **ratios** against baselines measured in the same run, and the engine's counted request units priced at AWS list prices.",
+    "Machines are noisy and this one is not Lambda. Absolute milliseconds are context only; the claims are the byte counts, the round-trip counts, load-time and latency **ratios** against baselines measured in the same run, and the engine's and runs' counted request units priced at AWS list prices.",
     '',
     '## Summary',
     '',
@@ -46,6 +48,7 @@ export function renderReport(r: Report): string {
     `- ${comparisonSummary(r.comparison, r.load)}`,
     `- ${roundTripSummary(r.trips)}`,
     ...engineSummaryLines(r.engine).map((line) => `- ${line}; see section 4.`),
+    ...runsSummaryLines(r.runs).map((line) => `- ${line}; see section 5.`),
     '',
     `\`${COMMAND}\` exits 0 whether or not budgets pass; it fails only if a measurement cannot be made.`,
     '',
@@ -56,5 +59,6 @@ export function renderReport(r: Report): string {
     ...renderLoadTimeSection(r.load, r.comparison),
     ...renderRoundTripSection(r.trips, r.requestsPerCase),
     ...renderEngineSection(r.engine, 4),
+    ...renderRunsSection(r.runs, 5),
   ].join('\n');
 }

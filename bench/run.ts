@@ -5,17 +5,19 @@
  * context), what the SDK costs a cold start against the hand-written client
  * it replaced, DynamoDB round trips per request, and the workflow engine's
  * cost per million node executions, node-to-child latency and SSE listeners
- * (run in a process of its own). One file per benchmark in
- * bench/benchmarks/; writes docs/benchmarks.md.
+ * (run in a process of its own), and v2 runs' latency, cost and events page
+ * (another). One file per benchmark in bench/benchmarks/; writes
+ * docs/benchmarks.md.
  *
- * `npm run bench -- engine` runs only the engine section and prints it, and
- * `npm run bench -- load` only bundle sizes and load times; docs/benchmarks.md
- * is written only by the full run.
+ * `npm run bench -- engine` runs only the engine section and prints it,
+ * `npm run bench -- runs` only the runs section, and `npm run bench -- load`
+ * only bundle sizes and load times; docs/benchmarks.md is written only by
+ * the full run.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { bundleSizeBudget, bundleSizeConsoleLines, measureBundleSizes } from './benchmarks/bundle-size.js';
-import { engineBudget, engineConsoleLines, measureEngine, renderEngineSection, stopEngine } from './benchmarks/engine.js';
+import { engineBudget, engineConsoleLines, measureEngine, renderEngineSection } from './benchmarks/engine.js';
 import { bundleFirstUse, firstUseConsoleLines } from './benchmarks/first-use.js';
 import { loadTimeBudget, loadTimeConsoleLines, loadVerdictLines, measureLoadTime } from './benchmarks/load-time.js';
 import {
@@ -27,7 +29,9 @@ import {
   oldClientSizeLines,
 } from './benchmarks/old-client.js';
 import { measureRoundTrips, roundTripBudget, roundTripConsoleLines } from './benchmarks/round-trips.js';
+import { measureRuns, renderRunsSection, runsBudget, runsConsoleLines } from './benchmarks/runs.js';
 import { COMMAND, renderReport } from './report.js';
+import { stopBenchProcesses } from './support/bench-process.js';
 import { codeRevision, inScratchDir, REPO_ROOT } from './support/repo.js';
 
 const REPORT = join(REPO_ROOT, 'docs', 'benchmarks.md');
@@ -45,7 +49,10 @@ const REQUESTS = positiveInt(process.env.BENCH_REQUESTS, 20);
 /** Workflow requests per shape for the engine's cost and latency runs, and SSE listeners. */
 const ENGINE_RUNS = positiveInt(process.env.BENCH_ENGINE_RUNS, 20);
 const SSE_LISTENERS = positiveInt(process.env.BENCH_SSE_LISTENERS, 100);
-const MODE = process.argv.slice(2).includes('engine') ? 'engine' : process.argv.slice(2).includes('load') ? 'load' : 'full';
+/** Samples of each kind in the runs section: v1 requests and v2 runs for latency, cost runs, requests per events page. */
+const RUNS_SAMPLES = positiveInt(process.env.BENCH_RUNS_SAMPLES, ENGINE_RUNS);
+const ARGS = process.argv.slice(2);
+const MODE = (['engine', 'runs', 'load'] as const).find((mode) => ARGS.includes(mode)) ?? 'full';
 
 const print = (lines: string[]) => console.log(lines.join('\n'));
 
@@ -54,6 +61,13 @@ async function engineOnly(): Promise<void> {
   console.log(`\n${renderEngineSection(engine, 4).join('\n')}`);
   print(engineConsoleLines(engine));
   console.log(`\n(Engine section only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
+}
+
+async function runsOnly(): Promise<void> {
+  const runs = await inScratchDir('runs-', (work) => measureRuns(work, RUNS_SAMPLES));
+  console.log(`\n${renderRunsSection(runs, 5).join('\n')}`);
+  print(runsConsoleLines(runs));
+  console.log(`\n(Runs section only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
 }
 
 async function run(work: string): Promise<void> {
@@ -67,37 +81,39 @@ async function run(work: string): Promise<void> {
   const comparison = compareOldClient(old, load);
   const trips = MODE === 'load' ? [] : await measureRoundTrips(REQUESTS);
   const engine = MODE === 'load' ? undefined : await measureEngine(work, ENGINE_RUNS, SSE_LISTENERS);
+  const runs = MODE === 'load' ? undefined : await measureRuns(work, RUNS_SAMPLES);
 
   const seconds = (performance.now() - t0) / 1000;
-  if (engine) {
+  if (engine && runs) {
     mkdirSync(dirname(REPORT), { recursive: true });
     writeFileSync(
       REPORT,
-      renderReport({ started, seconds, revision, requestsPerCase: REQUESTS, sseListeners: SSE_LISTENERS, sizes, load, comparison, trips, engine }),
+      renderReport({ started, seconds, revision, requestsPerCase: REQUESTS, sseListeners: SSE_LISTENERS, sizes, load, comparison, trips, engine, runs }),
     );
   }
 
   print([...bundleSizeConsoleLines(sizes), ...oldClientSizeLines(old)]);
   print([...loadTimeConsoleLines(load), ...firstUseConsoleLines(load), ...oldClientConsoleLines(comparison), ...loadVerdictLines(load)]);
   console.log(`  ${comparisonSummary(comparison, load)}`);
-  if (!engine) {
+  if (!engine || !runs) {
     console.log(`\n(Bundle sizes and load times only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
     return;
   }
   print(roundTripConsoleLines(trips));
-  print(['\nBudgets:', bundleSizeBudget(sizes), loadTimeBudget(load), roundTripBudget(trips), engineBudget(engine)]);
+  print(['\nBudgets:', bundleSizeBudget(sizes), loadTimeBudget(load), roundTripBudget(trips), engineBudget(engine), runsBudget(runs)]);
   console.log(`\n${engineConsoleLines(engine).join('\n')}`);
+  console.log(`\n${runsConsoleLines(runs).join('\n')}`);
   console.log(`\nWrote ${REPORT} in ${seconds.toFixed(0)} s.`);
 }
 
 const watchdog = setTimeout(() => {
-  console.error('[bench] still running after 6 minutes; giving up.');
-  stopEngine();
+  console.error('[bench] still running after 8 minutes; giving up.');
+  stopBenchProcesses();
   setTimeout(() => process.exit(2), 5_000).unref();
-}, 360_000);
+}, 480_000);
 watchdog.unref();
 
-(MODE === 'engine' ? engineOnly() : inScratchDir('run-', run)).then(
+(MODE === 'engine' ? engineOnly() : MODE === 'runs' ? runsOnly() : inScratchDir('run-', run)).then(
   () => process.exit(0),
   (error: unknown) => {
     console.error('[bench] failed:', error);

@@ -17,20 +17,46 @@ export interface BundleSizes {
   floor: BundleResult;
 }
 
-/** Every route and queue worker the stack deploys (lib/app/routes.ts, lib/app/queues.ts). */
+/** `run-tasks-{small,medium,large}` for queues that share a prefix, else the names joined. */
+function queuesName(names: string[]): string {
+  if (names.length === 1) return names[0]!;
+  let prefix = names[0]!;
+  while (!names.every((n) => n.startsWith(prefix))) prefix = prefix.slice(0, -1);
+  return prefix ? `${prefix}{${names.map((n) => n.slice(prefix.length)).join(',')}}` : names.join(',');
+}
+
+/**
+ * Every route and queue worker the stack deploys (lib/app/routes.ts,
+ * lib/app/queues.ts). Queues that share a worker (the run tasks, one queue
+ * per machine size) deploy one function each from the same entry and the
+ * same bundle, so the entry is bundled and timed once, named after all of them.
+ */
 function targets(): BundleTarget[] {
   const list: BundleTarget[] = ROUTES.map((r) => ({ name: r.id, kind: 'route', entry: resolve(REPO_ROOT, r.entry) }));
+  const byEntry = new Map<string, { prefix: string; queues: string[] }>();
   for (const q of QUEUES) {
-    list.push({ name: `worker:${q.name}`, kind: 'worker', entry: resolve(REPO_ROOT, q.worker) });
-    if (q.deadLetterWorker) list.push({ name: `dlq-worker:${q.name}`, kind: 'worker', entry: resolve(REPO_ROOT, q.deadLetterWorker) });
+    for (const [prefix, entry] of [
+      ['worker', q.worker],
+      ['dlq-worker', q.deadLetterWorker],
+    ] as const) {
+      if (!entry) continue;
+      const key = `${prefix} ${resolve(REPO_ROOT, entry)}`;
+      const found = byEntry.get(key) ?? { prefix, queues: [] };
+      found.queues.push(q.name);
+      byEntry.set(key, found);
+    }
+  }
+  for (const [key, { prefix, queues }] of byEntry) {
+    list.push({ name: `${prefix}:${queuesName(queues)}`, kind: 'worker', entry: key.slice(prefix.length + 1) });
   }
   return list;
 }
 
 export async function measureBundleSizes(work: string): Promise<BundleSizes> {
-  log(`bundling ${ROUTES.length} routes and ${QUEUES.length} queue workers into ${work}`);
+  const list = targets();
+  log(`bundling ${ROUTES.length} routes and ${list.length - ROUTES.length} queue workers (${QUEUES.length} queues) into ${work}`);
   const functions: BundleResult[] = [];
-  for (const target of targets()) functions.push(await bundle(target, work));
+  for (const target of list) functions.push(await bundle(target, work));
   const hello = await bundleSource(HELLO, 'baseline', HELLO_WORLD_SOURCE, work);
   const floor = await bundleSource(SDK_FLOOR, 'baseline', SDK_FLOOR_SOURCE(), work);
   return { functions, hello, floor };
@@ -66,7 +92,7 @@ export function renderBundleSizeSection(s: BundleSizes): string[] {
   if (QUEUES.length === 0) out('\nNo queue workers are defined yet (`QUEUES` in lib/app/queues.ts is empty), so the table lists routes only.');
   out();
   out(
-    '**How measured.** Every `entry` in `ROUTES` (lib/app/routes.ts) and every `worker`/`deadLetterWorker` in `QUEUES` (lib/app/queues.ts) is bundled with the esbuild API using the CDK `NodejsFunction` settings: `bundle`, `minify`, `platform: node`, `target: node22`, `format: esm`, `mainFields: [module, main]`, the banner',
+    '**How measured.** Every `entry` in `ROUTES` (lib/app/routes.ts) and every `worker`/`deadLetterWorker` in `QUEUES` (lib/app/queues.ts; queues that share a worker entry, such as `run-tasks-{small,medium,large}`, one per machine size, deploy the same bundle and are listed once, named after all of them) is bundled with the esbuild API using the CDK `NodejsFunction` settings: `bundle`, `minify`, `platform: node`, `target: node22`, `format: esm`, `mainFields: [module, main]`, the banner',
   );
   out(
     `\`${ESM_REQUIRE_BANNER}\`, \`sourcemap: external\`, and the stack's external modules (infra/bundling.ts, read by both): ${EXTERNAL_MODULES.length ? `${EXTERNAL_MODULES.map((m) => `\`${m}\``).join(', ')}, which the Lambda Node.js 22 runtime provides; everything else is bundled in` : "none, so everything, the AWS SDK included, is bundled in (the stack overrides CDK's default of leaving `@aws-sdk/*` to the runtime)"}. The size is that of the emitted \`index.mjs\` in a scratch directory under the repository's \`.bench/\`; the \`.map\` file is not counted. "Largest parts" is esbuild's metafile \`bytesInOutput\` summed per npm package, \`(own code)\` being this repository's sources; "AWS SDK KB" sums the \`@aws-sdk/*\`, \`@smithy/*\` and \`@aws-crypto/*\` packages among them (a slight undercount: small packages the SDK pulls in from elsewhere, such as mnemonist for its endpoint cache, bowser and \`@aws/lambda-invoke-store\`, which Powertools uses too, are not counted). The ${HELLO} baseline is \`export const handler = async () => ({ statusCode: 200, body: 'ok' })\`; the ${SDK_FLOOR} baseline imports \`createDynamoDb\` and \`createSqs\` from lib/platform/aws/clients.ts and builds a DynamoDB document client and an SQS client at module scope, with the settings every function's clients have, and nothing else; both are bundled exactly like the functions.`,

@@ -1,4 +1,5 @@
 import { floorUnits, purposeOf } from '../support/call-purpose.js';
+import type { DynamoCall } from '../support/dynamo-billing.js';
 import type { EngineStack } from '../support/engine-stack.js';
 import { log } from '../support/format.js';
 import { type FunctionMemory, PRICES, TARGET_USD_PER_MILLION_NODES } from '../support/prices.js';
@@ -96,7 +97,7 @@ export interface CostResults {
  * mapping does); it lasts until the poller's next call on that queue (the
  * DeleteMessageBatch after the handler, or the next receive).
  */
-function workerInvocations(all: readonly SqsCall[], window: readonly SqsCall[], queueUrl: string) {
+export function workerInvocations(all: readonly SqsCall[], window: readonly SqsCall[], queueUrl: string) {
   const durations: number[] = [];
   let missing = 0;
   let invocations = 0;
@@ -112,8 +113,8 @@ function workerInvocations(all: readonly SqsCall[], window: readonly SqsCall[], 
   return { invocations, durations, missing };
 }
 
-/** DynamoDB calls of the runs by purpose, reads after writes, largest first. */
-function purposeRows(runs: RunObservation[]): PurposeRow[] {
+/** DynamoDB calls of the observed windows by purpose, reads after writes, largest first. */
+export function purposeRows(runs: ReadonlyArray<{ ddb: readonly DynamoCall[] }>): PurposeRow[] {
   const rows = new Map<string, PurposeRow>();
   for (const call of runs.flatMap((r) => r.ddb)) {
     if (call.kind === 'other') continue;
@@ -143,8 +144,8 @@ function purposeRows(runs: RunObservation[]): PurposeRow[] {
   return [...rows.values()].sort((x, y) => (x.kind === y.kind ? y.awsUnits - x.awsUnits : x.kind === 'write' ? -1 : 1));
 }
 
-/** SQS calls of the runs by action and queue; empty long polls counted apart. */
-function sqsUsage(b: EngineStack, runs: RunObservation[]): ShapeResult['sqs'] {
+/** SQS calls of the observed windows by action and queue (`queueLabel` names it after the action); empty long polls counted apart. */
+export function sqsUsage(runs: ReadonlyArray<{ sqs: readonly SqsCall[] }>, queueLabel: (queueUrl: string) => string): ShapeResult['sqs'] {
   const actions = new Map<string, { action: string; calls: number; billed: number; messages: number }>();
   let emptyReceives = 0;
   let emptyReceiveBilled = 0;
@@ -154,8 +155,7 @@ function sqsUsage(b: EngineStack, runs: RunObservation[]): ShapeResult['sqs'] {
       emptyReceiveBilled += call.billedRequests;
       continue;
     }
-    const queue = call.queueUrl === b.workerQueueUrl ? '' : call.queueUrl === b.deadLetterQueueUrl ? ' (DLQ)' : ' (other queue)';
-    const key = `${call.action}${queue}`;
+    const key = `${call.action}${queueLabel(call.queueUrl)}`;
     const a = actions.get(key) ?? { action: key, calls: 0, billed: 0, messages: 0 };
     a.calls++;
     a.billed += call.billedRequests;
@@ -187,7 +187,7 @@ function summariseShape(b: EngineStack, s: Shape, runs: RunObservation[], memory
     deadLetterInv += workerInvocations(b.sqs.calls, run.sqs, b.deadLetterQueueUrl).invocations;
   }
   const purposes = purposeRows(runs);
-  const sqs = sqsUsage(b, runs);
+  const sqs = sqsUsage(runs, (url) => (url === b.workerQueueUrl ? '' : url === b.deadLetterQueueUrl ? ' (DLQ)' : ' (other queue)'));
   const total = (kind: 'read' | 'write', field: 'awsUnits' | 'localUnits' | 'floorUnits') => sum(purposes.filter((p) => p.kind === kind).map((p) => p[field]));
   const units = {
     read: total('read', 'awsUnits'),

@@ -1,8 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { runBenchProcess } from '../support/bench-process.js';
 import { lineWriter, log, num } from '../support/format.js';
-import { REPO_ROOT } from '../support/repo.js';
 import type { CostResults } from './engine-cost.js';
 import { costBudget, costConsoleLines, costSummary, renderCostSection } from './engine-cost-report.js';
 import { type LatencyResult, latencyConsoleLines, latencySummary, renderLatencySection } from './latency.js';
@@ -22,37 +19,13 @@ export interface EngineResults extends CostResults {
   versions: { dynamodbLocal: string; fauxqs: string };
 }
 
-const ENGINE_PROCESS = join(REPO_ROOT, 'bench', 'engine-process.ts');
-let engineChild: ChildProcess | undefined;
-
-/** Stops the engine process if one is running (the driver's watchdog). */
-export const stopEngine = (): void => {
-  engineChild?.kill('SIGTERM');
-};
-
 /**
- * The engine benchmarks in a process of their own: handler modules keep the
- * clients of the first stack that loaded them, so they cannot share a
- * process with the round-trip stack. The results come back as JSON in `work`.
+ * The engine benchmarks in a process of their own (bench/engine-process.ts;
+ * bench/support/bench-process.ts says why). The results come back as JSON in `work`.
  */
 export async function measureEngine(work: string, runs: number, listeners: number): Promise<EngineResults> {
-  const out = join(work, 'engine.json');
   log(`workflow engine: ${runs} requests per shape, latency, ${listeners} SSE listeners (bench/engine-process.ts, own process)`);
-  await new Promise<void>((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ENGINE_PROCESS, '--out', out, '--runs', String(runs), '--listeners', String(listeners)], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env: process.env,
-    });
-    engineChild = child;
-    child.once('error', reject);
-    child.once('exit', (code, signal) => {
-      engineChild = undefined;
-      if (code === 0) resolvePromise();
-      else reject(new Error(`bench/engine-process.ts exited with ${code ?? signal}`));
-    });
-  });
-  return JSON.parse(readFileSync(out, 'utf8')) as EngineResults;
+  return runBenchProcess<EngineResults>('engine-process.ts', work, 'engine', ['--runs', String(runs), '--listeners', String(listeners)]);
 }
 
 export function renderEngineSection(e: EngineResults, section: number): string[] {

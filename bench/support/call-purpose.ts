@@ -4,10 +4,10 @@ import { keys } from '#platform/table/keys.js';
 import type { DynamoCall } from './dynamo-billing.js';
 
 /**
- * What a DynamoDB call the engine made is for, named after the engine
- * function that makes it (lib/execution/executor.ts,
- * lib/execution/workflow-requests-repository.ts), told from its keys as
- * lib/platform/table/keys.ts builds them.
+ * What a DynamoDB call the service made is for, named after the function
+ * that makes it (the engine: lib/execution/executor.ts,
+ * lib/execution/workflow-requests-repository.ts; runs: lib/runs/), told
+ * from its keys as lib/platform/table/keys.ts builds them.
  */
 
 type Wire = Record<string, Record<string, unknown>>;
@@ -19,8 +19,22 @@ const REQUEST_PK_PREFIX = keys.workflowRequest(ID).pk.replace(ID, '');
 const REQUEST_SK = keys.workflowRequest(ID).sk;
 const NODE_SK_PREFIX = keys.nodeExecutionPrefix(ID).skPrefix;
 const EVENT_SK_PREFIX = keys.requestEventPrefix(ID).skPrefix;
+const RUN_PK_PREFIX = keys.run(ID).pk.replace(ID, '');
+const RUN_SK = keys.run(ID).sk;
+const RUN_STEP_SK_PREFIX = keys.runStepPrefix(ID).skPrefix;
+const RUN_EVENT_SK_PREFIX = keys.runEvent(ID, 1).sk.replace(/\d+$/, '');
+const MACHINE_SK_PREFIX = keys.machinePrefix(ID).skPrefix;
+const MACHINE_QUEUE_PK_PREFIX = keys.machineQueuePartition(ID).replace(ID, '');
+const HARNESS_SK = keys.harness(ID).sk;
+const HARNESS_FILE_SK_PREFIX = keys.harnessFile(ID, '').sk;
+const IDEMPOTENCY_SK = keys.idempotency(ID).sk;
 
-/** `request`, `node` (the skeleton included) or `event` in a request's partition; elsewhere the partition key's prefix, e.g. `workflowversion`, `token`. */
+/**
+ * `request`, `node` (the skeleton included) or `event` in a request's
+ * partition; `run`, `run step` or `run events` in a run's; `machine`,
+ * `machine queue`, `harness`, `harness file`, `idempotency record`;
+ * elsewhere the partition key's prefix, e.g. `workflowversion`, `token`.
+ */
 function keyKind(key: Wire | undefined): string {
   const pk = str(key?.[TABLE_DEFINITION.partitionKey]);
   const sk = str(key?.[TABLE_DEFINITION.sortKey]);
@@ -29,6 +43,16 @@ function keyKind(key: Wire | undefined): string {
     if (sk?.startsWith(NODE_SK_PREFIX)) return 'node';
     if (sk?.startsWith(EVENT_SK_PREFIX)) return 'event';
   }
+  if (pk?.startsWith(RUN_PK_PREFIX)) {
+    if (sk === RUN_SK) return 'run';
+    if (sk?.startsWith(RUN_STEP_SK_PREFIX)) return 'run step';
+    if (sk?.startsWith(RUN_EVENT_SK_PREFIX)) return 'run events';
+  }
+  if (sk?.startsWith(MACHINE_SK_PREFIX)) return 'machine';
+  if (pk?.startsWith(MACHINE_QUEUE_PK_PREFIX)) return 'machine queue';
+  if (sk === HARNESS_SK) return 'harness';
+  if (sk?.startsWith(HARNESS_FILE_SK_PREFIX)) return 'harness file';
+  if (sk === IDEMPOTENCY_SK) return 'idempotency record';
   return (pk ?? '?').split('#')[0]!.toLowerCase();
 }
 
@@ -47,16 +71,36 @@ function statusSet(request: Record<string, unknown>): string | undefined {
 const mentions = (request: Record<string, unknown>, attribute: string): boolean =>
   String(request.UpdateExpression ?? '').includes(attribute) || Object.values(namesOf(request)).includes(attribute);
 
+/** The runs function that makes a transaction, from what it does to the run item (lib/runs/runs-repository.ts, create and change). */
+function runChangeName(action: string, status: string | undefined, kinds: string[]): string | undefined {
+  if (action === 'Put') return 'createRun';
+  if (action !== 'Update') return undefined;
+  if (status === 'running') return 'start or resume';
+  if (status === 'waiting') return 'waitFor';
+  if (status !== undefined) return `endRun → ${status}`;
+  return kinds.includes('run step') ? 'record a step' : 'change';
+}
+
 function transactionPurpose(r: Record<string, unknown>, failed: string): string {
   let settles = false;
-  const items = ((r.TransactItems as Array<Record<string, Record<string, unknown>>>) ?? []).map((entry) => {
+  let runChange: string | undefined;
+  const entries = ((r.TransactItems as Array<Record<string, Record<string, unknown>>>) ?? []).map((entry) => {
     const [action, spec] = Object.entries(entry)[0] ?? ['?', {}];
-    const itemKind = keyKind((spec.Key as Wire | undefined) ?? (spec.Item as Wire | undefined));
-    const status = action === 'Update' ? statusSet(spec) : undefined;
-    if (action === 'Update' && itemKind === 'node' && isTerminalNode(status)) settles = true;
-    return `${action} ${itemKind}${status ? ` → ${status}` : ''}`;
+    return { action, spec, kind: keyKind((spec.Key as Wire | undefined) ?? (spec.Item as Wire | undefined)) };
   });
-  return `${settles ? 'settleNode: ' : ''}TransactWriteItems (${items.join(' + ')})${failed}`;
+  const items = entries.map(({ action, spec, kind }) => {
+    const status = action === 'Update' ? statusSet(spec) : undefined;
+    if (action === 'Update' && kind === 'node' && isTerminalNode(status)) settles = true;
+    if (kind === 'run')
+      runChange ??= runChangeName(
+        action,
+        status,
+        entries.map((e) => e.kind),
+      );
+    return `${action} ${kind}${status ? ` → ${status}` : ''}`;
+  });
+  const name = settles ? 'settleNode: ' : runChange ? `${runChange}: ` : '';
+  return `${name}TransactWriteItems (${items.join(' + ')})${failed}`;
 }
 
 function updatePurpose(r: Record<string, unknown>, kind: string, failed: string): string {
@@ -66,6 +110,9 @@ function updatePurpose(r: Record<string, unknown>, kind: string, failed: string)
   if (kind === 'node' && status && isTerminalNode(status)) return `settleNode → ${status} (UpdateItem node)${failed}`;
   if (kind === 'node' && status === 'in_progress' && mentions(r, 'attempt_count')) return `claim: transitionNode → in_progress (UpdateItem node)${failed}`;
   if (kind === 'node') return `transitionNode → ${status ?? '?'} (UpdateItem node)${failed}`;
+  if (kind === 'run' && /^SET lease_owner/.test(String(r.UpdateExpression))) return `takeLease (UpdateItem run)${failed}`;
+  if (kind === 'run' && /^SET lease_until/.test(String(r.UpdateExpression))) return `releaseLease (UpdateItem run)${failed}`;
+  if (kind === 'idempotency record') return `idempotency: record the answer (UpdateItem)${failed}`;
   return `UpdateItem ${kind}${failed}`;
 }
 
@@ -77,10 +124,17 @@ function queryPurpose(r: Record<string, unknown>): string {
       ? 'hasOpenNodes (Query node items, filtered on status)'
       : 'listNodes (Query node items)';
   }
+  const pk = str((r.ExpressionAttributeValues as Wire | undefined)?.[':pk']);
+  if (pk?.startsWith(RUN_PK_PREFIX)) {
+    if (strings.some((s) => s === RUN_STEP_SK_PREFIX)) return 'steps (Query run steps)';
+    if (strings.some((s) => s?.startsWith(RUN_EVENT_SK_PREFIX))) return 'eventsAfter (Query run event pages)';
+  }
+  if (pk?.startsWith(MACHINE_QUEUE_PK_PREFIX)) return 'queueHead (Query machine queue)';
   if (strings.some((s) => s?.startsWith(EVENT_SK_PREFIX))) {
     return r.ScanIndexForward === false && r.Limit === 1 ? 'lastEventSeq (Query newest event page)' : 'Query events';
   }
-  return 'Query';
+  // Another feature's partition (evaluations' run attempts, ...): named by its key prefix.
+  return pk ? `Query ${pk.split('#')[0]!.toLowerCase()} partition` : 'Query';
 }
 
 export function purposeOf(call: DynamoCall): string {
@@ -95,6 +149,7 @@ export function purposeOf(call: DynamoCall): string {
     case 'PutItem':
       if (kind === 'event') return `appendEvents: write event page (PutItem if absent)${failed}`;
       if (kind === 'request') return `create: request item (PutItem)${failed}`;
+      if (kind === 'idempotency record') return `idempotency: record in progress (PutItem if absent)${failed}`;
       return `PutItem ${kind}${failed}`;
     case 'BatchWriteItem': {
       const requests = Object.values((r.RequestItems as Record<string, Array<{ PutRequest?: { Item?: Wire }; DeleteRequest?: { Key?: Wire } }>>) ?? {}).flat();
@@ -107,6 +162,10 @@ export function purposeOf(call: DynamoCall): string {
       if (kind === 'request') return 'get request (GetItem)';
       if (kind === 'node') return 'getNode (GetItem)';
       if (kind === 'workflowversion') return 'getVersion (GetItem)';
+      if (kind === 'run') return r.ProjectionExpression ? 'pulse (GetItem run, projected)' : 'get run (GetItem)';
+      if (kind === 'harness file') return 'harnessFile: instructions (GetItem)';
+      if (kind === 'harness' || kind === 'machine') return `get ${kind} (GetItem)`;
+      if (kind === 'idempotency record') return 'idempotency: read the record (GetItem)';
       return `GetItem ${kind}`;
     case 'Query':
       return queryPurpose(r);

@@ -80,15 +80,15 @@ export async function signIn(url: string, table: TableRef, tokenRequest: Record<
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are JSON the bench reads field by field
-export type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+export type Api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: any }>;
 
-/** JSON over HTTP with a bearer token. */
+/** JSON over HTTP with a bearer token (and any further headers, e.g. an Idempotency-Key). */
 export const apiClient =
   (url: string, token: string): Api =>
-  async (method, path, body) => {
+  async (method, path, body, headers = {}) => {
     const response = await fetch(`${url}${path}`, {
       method,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();

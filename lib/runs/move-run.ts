@@ -6,6 +6,13 @@ import type { RunTask } from './wake.js';
 
 /** Times a worker looks again for a run it was woken for but cannot find (its creation had not committed yet), a second apart. */
 const ABSENT_RETRIES = 10;
+/**
+ * Pauses (ms) of a first look again, in the same invocation: a run is woken
+ * just before its creation's transaction, which usually commits within
+ * milliseconds, while a new message costs a send, a receive and a second.
+ */
+export const ABSENT_PAUSES_MS = [20, 40, 80];
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * What a run task does (lib/runs/queues.ts), by the run's status as read
@@ -18,6 +25,11 @@ const ABSENT_RETRIES = 10;
  */
 export async function moveRun(deps: LoopDeps, task: RunTask, ctx: LoopContext): Promise<void> {
   let run = await deps.runs.get(task.run_id);
+  for (const ms of task.absent ? [] : ABSENT_PAUSES_MS) {
+    if (run) break;
+    await pause(ms);
+    run = await deps.runs.get(task.run_id);
+  }
   if (!run) {
     const absent = (task.absent ?? 0) + 1;
     if (absent <= ABSENT_RETRIES) await deps.wake({ id: task.run_id, machine_size: task.machine_size }, { delaySeconds: 1, absent });

@@ -96,6 +96,30 @@ describe('model providers', () => {
     assert.equal(again.tool_calls?.[0]?.id, 'call_1');
   });
 
+  test('local/script goes on after an isError result, ends with its reply, and says the reply again if asked past it', async () => {
+    const user: ChatMessage = { role: 'user', content: script([{ tool: 'srv__fail', arguments: {} }, { reply: 'went on' }]) };
+    const first = await localProvider.complete({ model: 'script', system: '', messages: [user] });
+    assert.deepEqual(first.tool_calls, [{ id: 'call_1', name: 'srv__fail', arguments: {} }]);
+    const afterError: ChatMessage[] = [
+      user,
+      { role: 'assistant', content: '', tool_calls: first.tool_calls },
+      { role: 'tool', call_id: 'call_1', name: 'srv__fail', content: 'it failed', is_error: true },
+    ];
+    // The error is an ordinary result: the next step plays, a final answer without tool calls.
+    assert.deepEqual(await localProvider.complete({ model: 'script', system: '', messages: afterError }), {
+      content: 'went on',
+      // Input: the script (two words: its reply has a space) and the error's two words.
+      usage: { input_tokens: 2 + 2, output_tokens: 2 },
+    });
+    const pastTheEnd = await localProvider.complete({
+      model: 'script',
+      system: '',
+      messages: [...afterError, { role: 'assistant', content: 'went on' }, { role: 'tool', call_id: 'x', name: 'y', content: 'late' }],
+    });
+    assert.equal(pastTheEnd.content, 'went on');
+    assert.equal(pastTheEnd.tool_calls, undefined);
+  });
+
   test('local/script echoes input that is not a script, like local/echo', async () => {
     const inputs = [
       'just words',

