@@ -56,6 +56,7 @@ describe('get', () => {
       title: null,
       workflow_id: null,
       machine_id: null,
+      last_run_id: null,
       created_at: 'now',
     });
     assert.deepEqual(mock.commandCalls(GetCommand)[0]!.args[0].input, { TableName: 't', Key: keys.chat(id), ConsistentRead: true });

@@ -67,18 +67,21 @@ describe('get', () => {
 });
 
 describe('resolve', () => {
-  test('sets status, response and resolved_at only while pending, returning the new item', async () => {
+  test('sets status, response and resolved_at only while pending (an answer also only before expires_at), returning the new item', async () => {
     const i = interaction();
     const resolved = { ...i, status: 'answered' as const, response: { approved: true }, resolved_at: 'now' };
     mock.on(UpdateCommand).resolves({ Attributes: stored(resolved) });
     assert.deepEqual(await repo.resolve(i.id, 'answered', { approved: true }), resolved);
     const input = mock.commandCalls(UpdateCommand)[0]!.args[0].input;
     assert.deepEqual(input.Key, keys.interaction(i.id));
-    assert.equal(input.ConditionExpression, '#status = :pending');
+    assert.equal(
+      input.ConditionExpression,
+      '#status = :pending AND (attribute_not_exists(expires_at) OR attribute_type(expires_at, :null_type) OR expires_at > :now)',
+    );
     assert.equal(input.UpdateExpression, 'SET #status = :status, #response = :response, resolved_at = :now');
     assert.deepEqual(input.ExpressionAttributeNames, { '#status': 'status', '#response': 'response' });
     const { ':now': at, ...values } = input.ExpressionAttributeValues!;
-    assert.deepEqual(values, { ':status': 'answered', ':response': { approved: true }, ':pending': 'pending' });
+    assert.deepEqual(values, { ':status': 'answered', ':response': { approved: true }, ':pending': 'pending', ':null_type': 'NULL' });
     assert.ok(!Number.isNaN(Date.parse(at as string)));
     assert.equal(input.ReturnValues, 'ALL_NEW');
   });
@@ -110,9 +113,15 @@ describe('list', () => {
       [input.IndexName, input.KeyConditionExpression, input.ScanIndexForward, input.Limit, input.ExclusiveStartKey],
       ['gsi1', 'gsi1pk = :g', false, 3, undefined],
     );
-    assert.equal(input.FilterExpression, '#run_id = :run_id AND #status = :status');
+    // `pending` means not yet expired, as readers see it (statusAt).
+    assert.equal(
+      input.FilterExpression,
+      '#run_id = :run_id AND #status = :pending AND (attribute_not_exists(expires_at) OR attribute_type(expires_at, :null_type) OR expires_at > :now)',
+    );
     assert.deepEqual(input.ExpressionAttributeNames, { '#run_id': 'run_id', '#status': 'status' });
-    assert.deepEqual(input.ExpressionAttributeValues, { ':g': keys.interactionIndexPartition(accountId), ':run_id': runId, ':status': 'pending' });
+    const { ':now': now, ...values } = input.ExpressionAttributeValues!;
+    assert.deepEqual(values, { ':g': keys.interactionIndexPartition(accountId), ':run_id': runId, ':pending': 'pending', ':null_type': 'NULL' });
+    assert.ok(!Number.isNaN(Date.parse(now as string)));
   });
 
   test('a position starts the query after it, in the caller’s partition; the last page has no next', async () => {

@@ -195,6 +195,7 @@ describe('getVersion and chats: another account’s item is no item', () => {
       title: null,
       workflow_id: null,
       machine_id: null,
+      last_run_id: null,
       created_at: 'now',
     });
     assert.equal(await chats.get(randomUUID(), chatId), undefined);
