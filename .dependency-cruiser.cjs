@@ -39,9 +39,10 @@ module.exports = {
     {
       name: 'features-meet-through-their-index',
       severity: 'error',
-      comment: "A feature reaches another only through that feature's index.ts (its exported services and model types), never its repositories or internals.",
+      comment:
+        "A feature reaches another only through that feature's index.ts (its exported services) or its model.ts (types and constants, no I/O), never its repositories or internals.",
       from: { path: `^lib/${FEATURES}/` },
-      to: { path: `^lib/${FEATURES}/`, pathNot: ['^lib/$1/', `^lib/${FEATURES}/index\\.ts$`] },
+      to: { path: `^lib/${FEATURES}/`, pathNot: ['^lib/$1/', `^lib/${FEATURES}/index\\.ts$`, `^lib/${FEATURES}/model\\.ts$`] },
     },
     {
       name: 'features-know-no-composition',

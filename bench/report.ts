@@ -1,9 +1,11 @@
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { type BundleSizes, bundleSizeSummary, renderBundleSizeSection } from './benchmarks/bundle-size.js';
 import { type EngineResults, engineSummaryLines, renderEngineSection } from './benchmarks/engine.js';
+import { type EvaluationsResults, evaluationsSummaryLines, renderEvaluationsSection } from './benchmarks/evaluations.js';
 import { type LoadTimes, loadTimeSummary } from './benchmarks/load-time.js';
 import { renderLoadTimeSection } from './benchmarks/load-time-report.js';
 import { type Comparison, comparisonSummary } from './benchmarks/old-client.js';
+import { type RateLimitResult, rateLimitSummary, renderRateLimitSection } from './benchmarks/rate-limit.js';
 import { type RoundTripResult, renderRoundTripSection, roundTripSummary } from './benchmarks/round-trips.js';
 import { type RunsResults, renderRunsSection, runsSummaryLines } from './benchmarks/runs.js';
 import { esbuildVersion } from './support/bundling.js';
@@ -23,8 +25,10 @@ export interface Report {
   load: LoadTimes;
   comparison: Comparison;
   trips: RoundTripResult[];
+  rate: RateLimitResult;
   engine: EngineResults;
   runs: RunsResults;
+  evaluations: EvaluationsResults;
 }
 
 export function renderReport(r: Report): string {
@@ -37,7 +41,7 @@ export function renderReport(r: Report): string {
     `- Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}${cpu[0]?.speed ? ` (${cpu[0].speed} MHz)` : ''}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${platform()} ${release()} ${arch()}`,
     `- Node ${process.version} (the Lambda functions run on Node 22; bundles target node22), esbuild ${esbuildVersion}, AWS SDK (\`@aws-sdk/client-dynamodb\`) ${installedVersion('@aws-sdk/client-dynamodb') ?? 'unknown'}, bundled from node_modules`,
     `- Code: ${r.revision}`,
-    `- Load-time samples per bundle: ${r.load.runs}; requests per round-trip case: ${r.requestsPerCase}; workflow requests per engine shape: ${r.engine.runsPerShape}; SSE listeners: ${r.sseListeners}; samples per v2 runs measurement: ${r.runs.latency.samples}`,
+    `- Load-time samples per bundle: ${r.load.runs}; requests per round-trip case: ${r.requestsPerCase}; workflow requests per engine shape: ${r.engine.runsPerShape}; SSE listeners: ${r.sseListeners}; samples per v2 runs measurement: ${r.runs.latency.samples}; timed repetitions of the evaluation and of its client-created runs: ${r.evaluations.reps} each`,
     '',
     "Machines are noisy and this one is not Lambda. Absolute milliseconds are context only; the claims are the byte counts, the round-trip counts, load-time and latency **ratios** against baselines measured in the same run, and the engine's and runs' counted request units priced at AWS list prices.",
     '',
@@ -47,8 +51,10 @@ export function renderReport(r: Report): string {
     `- ${loadTimeSummary(r.load)}`,
     `- ${comparisonSummary(r.comparison, r.load)}`,
     `- ${roundTripSummary(r.trips)}`,
+    `- ${rateLimitSummary(r.rate)}`,
     ...engineSummaryLines(r.engine).map((line) => `- ${line}; see section 4.`),
     ...runsSummaryLines(r.runs).map((line) => `- ${line}; see section 5.`),
+    ...evaluationsSummaryLines(r.evaluations, r.runs.cost).map((line) => `- ${line}; see section 6.`),
     '',
     `\`${COMMAND}\` exits 0 whether or not budgets pass; it fails only if a measurement cannot be made.`,
     '',
@@ -58,7 +64,9 @@ export function renderReport(r: Report): string {
     ...renderBundleSizeSection(r.sizes),
     ...renderLoadTimeSection(r.load, r.comparison),
     ...renderRoundTripSection(r.trips, r.requestsPerCase),
+    ...renderRateLimitSection(r.rate),
     ...renderEngineSection(r.engine, 4),
     ...renderRunsSection(r.runs, 5),
+    ...renderEvaluationsSection(r.evaluations, 6, r.runs.cost),
   ].join('\n');
 }

@@ -5,12 +5,15 @@
  * context), what the SDK costs a cold start against the hand-written client
  * it replaced, DynamoDB round trips per request, and the workflow engine's
  * cost per million node executions, node-to-child latency and SSE listeners
- * (run in a process of its own), and v2 runs' latency, cost and events page
- * (another). One file per benchmark in bench/benchmarks/; writes
- * docs/benchmarks.md.
+ * (run in a process of its own), v2 runs' latency, cost and events page,
+ * and a `run: true` evaluation against the same runs created by a client
+ * (another, one stack for both). One file per benchmark in
+ * bench/benchmarks/; writes docs/benchmarks.md.
  *
  * `npm run bench -- engine` runs only the engine section and prints it,
- * `npm run bench -- runs` only the runs section, and `npm run bench -- load`
+ * `npm run bench -- runs` only the runs section, `npm run bench -- evaluations`
+ * only the evaluations section, `npm run bench -- rate`
+ * only what the rate limit adds to an authenticated read, and `npm run bench -- load`
  * only bundle sizes and load times; docs/benchmarks.md is written only by
  * the full run.
  */
@@ -18,6 +21,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { bundleSizeBudget, bundleSizeConsoleLines, measureBundleSizes } from './benchmarks/bundle-size.js';
 import { engineBudget, engineConsoleLines, measureEngine, renderEngineSection } from './benchmarks/engine.js';
+import { evaluationsConsoleLines, renderEvaluationsSection } from './benchmarks/evaluations.js';
 import { bundleFirstUse, firstUseConsoleLines } from './benchmarks/first-use.js';
 import { loadTimeBudget, loadTimeConsoleLines, loadVerdictLines, measureLoadTime } from './benchmarks/load-time.js';
 import {
@@ -28,6 +32,7 @@ import {
   oldClientConsoleLines,
   oldClientSizeLines,
 } from './benchmarks/old-client.js';
+import { measureRateLimit, rateLimitConsoleLines, renderRateLimitSection } from './benchmarks/rate-limit.js';
 import { measureRoundTrips, roundTripBudget, roundTripConsoleLines } from './benchmarks/round-trips.js';
 import { measureRuns, renderRunsSection, runsBudget, runsConsoleLines } from './benchmarks/runs.js';
 import { COMMAND, renderReport } from './report.js';
@@ -51,8 +56,10 @@ const ENGINE_RUNS = positiveInt(process.env.BENCH_ENGINE_RUNS, 20);
 const SSE_LISTENERS = positiveInt(process.env.BENCH_SSE_LISTENERS, 100);
 /** Samples of each kind in the runs section: v1 requests and v2 runs for latency, cost runs, requests per events page. */
 const RUNS_SAMPLES = positiveInt(process.env.BENCH_RUNS_SAMPLES, ENGINE_RUNS);
+/** Timed repetitions of the evaluation and of its client-created runs (each ~30 runs in a row, a few seconds): enough for a median, and the whole bench stays within its time. */
+const EVALUATION_REPS = positiveInt(process.env.BENCH_EVALUATION_REPS, 5);
 const ARGS = process.argv.slice(2);
-const MODE = (['engine', 'runs', 'load'] as const).find((mode) => ARGS.includes(mode)) ?? 'full';
+const MODE = (['engine', 'runs', 'evaluations', 'load', 'rate'] as const).find((mode) => ARGS.includes(mode)) ?? 'full';
 
 const print = (lines: string[]) => console.log(lines.join('\n'));
 
@@ -64,10 +71,26 @@ async function engineOnly(): Promise<void> {
 }
 
 async function runsOnly(): Promise<void> {
-  const runs = await inScratchDir('runs-', (work) => measureRuns(work, RUNS_SAMPLES));
+  const { runs } = await inScratchDir('runs-', (work) => measureRuns(work, ['runs'], RUNS_SAMPLES, EVALUATION_REPS));
+  if (!runs) throw new Error('bench/runs-process.ts returned no runs section');
   console.log(`\n${renderRunsSection(runs, 5).join('\n')}`);
   print(runsConsoleLines(runs));
   console.log(`\n(Runs section only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
+}
+
+async function evaluationsOnly(): Promise<void> {
+  const { evaluations } = await inScratchDir('evaluations-', (work) => measureRuns(work, ['evaluations'], RUNS_SAMPLES, EVALUATION_REPS));
+  if (!evaluations) throw new Error('bench/runs-process.ts returned no evaluations section');
+  console.log(`\n${renderEvaluationsSection(evaluations, 6).join('\n')}`);
+  print(evaluationsConsoleLines(evaluations));
+  console.log(`\n(Evaluations section only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
+}
+
+async function rateOnly(): Promise<void> {
+  const rate = await measureRateLimit(REQUESTS * 3);
+  console.log(`\n${renderRateLimitSection(rate).join('\n')}`);
+  print(rateLimitConsoleLines(rate));
+  console.log(`\n(Rate limit section only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
 }
 
 async function run(work: string): Promise<void> {
@@ -80,29 +103,46 @@ async function run(work: string): Promise<void> {
   const load = measureLoadTime(sizes, [...firstUse, ...oldClientBundleList(old)], LOAD_RUNS, work);
   const comparison = compareOldClient(old, load);
   const trips = MODE === 'load' ? [] : await measureRoundTrips(REQUESTS);
+  const rate = MODE === 'load' ? undefined : await measureRateLimit(REQUESTS * 3);
   const engine = MODE === 'load' ? undefined : await measureEngine(work, ENGINE_RUNS, SSE_LISTENERS);
-  const runs = MODE === 'load' ? undefined : await measureRuns(work, RUNS_SAMPLES);
+  const { runs, evaluations } = MODE === 'load' ? {} : await measureRuns(work, ['runs', 'evaluations'], RUNS_SAMPLES, EVALUATION_REPS);
 
   const seconds = (performance.now() - t0) / 1000;
-  if (engine && runs) {
+  if (engine && runs && evaluations && rate) {
     mkdirSync(dirname(REPORT), { recursive: true });
     writeFileSync(
       REPORT,
-      renderReport({ started, seconds, revision, requestsPerCase: REQUESTS, sseListeners: SSE_LISTENERS, sizes, load, comparison, trips, engine, runs }),
+      renderReport({
+        started,
+        seconds,
+        revision,
+        requestsPerCase: REQUESTS,
+        sseListeners: SSE_LISTENERS,
+        sizes,
+        load,
+        comparison,
+        trips,
+        rate,
+        engine,
+        runs,
+        evaluations,
+      }),
     );
   }
 
   print([...bundleSizeConsoleLines(sizes), ...oldClientSizeLines(old)]);
   print([...loadTimeConsoleLines(load), ...firstUseConsoleLines(load), ...oldClientConsoleLines(comparison), ...loadVerdictLines(load)]);
   console.log(`  ${comparisonSummary(comparison, load)}`);
-  if (!engine || !runs) {
+  if (!engine || !runs || !evaluations || !rate) {
     console.log(`\n(Bundle sizes and load times only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
     return;
   }
   print(roundTripConsoleLines(trips));
+  print(rateLimitConsoleLines(rate));
   print(['\nBudgets:', bundleSizeBudget(sizes), loadTimeBudget(load), roundTripBudget(trips), engineBudget(engine), runsBudget(runs)]);
   console.log(`\n${engineConsoleLines(engine).join('\n')}`);
   console.log(`\n${runsConsoleLines(runs).join('\n')}`);
+  console.log(`\n${evaluationsConsoleLines(evaluations).join('\n')}`);
   console.log(`\nWrote ${REPORT} in ${seconds.toFixed(0)} s.`);
 }
 
@@ -113,7 +153,8 @@ const watchdog = setTimeout(() => {
 }, 480_000);
 watchdog.unref();
 
-(MODE === 'engine' ? engineOnly() : MODE === 'runs' ? runsOnly() : inScratchDir('run-', run)).then(
+const only = { engine: engineOnly, runs: runsOnly, evaluations: evaluationsOnly, rate: rateOnly } as const;
+(MODE === 'full' || MODE === 'load' ? inScratchDir('run-', run) : only[MODE]()).then(
   () => process.exit(0),
   (error: unknown) => {
     console.error('[bench] failed:', error);

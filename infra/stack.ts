@@ -20,6 +20,7 @@ import { OUTBOUND_VARIABLES, type OutboundVariable, outboundVariable } from '#ne
 import type { TableAccess } from '#platform/http/contract.js';
 import { dlqName, type QueueDefinition, queueUrlVariable } from '#platform/queues.js';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
+import { keys } from '#platform/table/keys.js';
 import { BUNDLE, DEFAULT_MEMORY_MB, ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from './bundling.js';
 
 /** Repository root: route and queue entries are relative to it. */
@@ -98,7 +99,12 @@ interface FunctionSpec {
   timeoutSeconds: number;
   memoryMb: number;
   table: TableAccess;
+  /** Serves an authenticated route, so writes its account's rate log (lib/accounts/rate-limiter.ts) on every request, reads included. */
+  rateLimited?: boolean;
 }
+
+/** A route whose requests carry a credential: each is counted against its account's request rate. */
+const rateLimited = (route: { auth?: string }): boolean => route.auth !== undefined && route.auth !== 'none';
 
 /**
  * The whole service: one table, one Lambda function and HTTP API route per
@@ -219,6 +225,7 @@ export class WorkflowServiceStack extends Stack {
         timeoutSeconds: route.timeoutSeconds ?? DEFAULT_STREAM_TIMEOUT_SECONDS,
         memoryMb: route.memoryMb ?? DEFAULT_MEMORY_MB,
         table: route.table,
+        rateLimited: rateLimited(route),
       });
       // authType NONE: the function checks the bearer token itself. CloudFront
       // origin access control would sign the origin request with SigV4 and
@@ -288,6 +295,7 @@ export class WorkflowServiceStack extends Stack {
         timeoutSeconds: route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
         memoryMb: route.memoryMb ?? DEFAULT_MEMORY_MB,
         table: route.table,
+        rateLimited: rateLimited(route),
       });
       fn.addEnvironment('BASE_URL', publicUrl);
       // A route that calls addresses users chose (MCP servers) follows the same outbound settings as the workers.
@@ -410,6 +418,16 @@ export class WorkflowServiceStack extends Stack {
     });
     if (spec.table === 'read') this.table.grantReadData(fn);
     else if (spec.table === 'readwrite') this.table.grantReadWriteData(fn);
+    if (spec.rateLimited && spec.table !== 'readwrite') {
+      // A read-only route still writes its account's rate log: that one action, on those items only.
+      role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: ['dynamodb:UpdateItem'],
+          resources: [this.table.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${keys.rateLog('').pk}*`] } },
+        }),
+      );
+    }
     this.acknowledgeFunctionFindings(fn, role, spec.table);
     this.allFunctions.push(fn);
     return fn;

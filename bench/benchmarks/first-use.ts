@@ -36,15 +36,6 @@ export const FIRST_USE: Array<{ name: string; trigger: string; who: string; base
       `import { logger } from ${repoImport('lib/platform/observability/logger.ts')};\nconst l = logger();\nexport const handler = async () => typeof l;\n`,
   },
   {
-    name: 'first-use:openai',
-    trigger: 'the first OpenAI-compatible model call',
-    who: 'worker:agent-tasks',
-    base: HELLO,
-    source: () =>
-      // The bench's environment has no key; the client refuses to be built without one.
-      `import { openaiClient } from ${repoImport('lib/models/openai.ts')};\nprocess.env.OPENAI_API_KEY ??= 'bench';\nconst c = await openaiClient();\nexport const handler = async () => typeof c.chat;\n`,
-  },
-  {
     name: 'first-use:mcp',
     trigger: "the first call to an MCP server (the SDK's protocol layer, its streamable HTTP transport and schemas)",
     who: 'HarnessesTools',

@@ -49,16 +49,20 @@ export async function measureRunCost(b: EngineStack, mcp: TestMcpServer, runs: n
   return againstFloor(summariseRunCost(b, observed, (mcp.hits.length - hits) / runs));
 }
 
+/** ` (run-tasks-small)`, ` (run-ended DLQ)`: a queue URL of the stack by its definition's name, for SQS rows named after their action. */
+export const queueLabel =
+  (b: EngineStack) =>
+  (url: string): string => {
+    const queue = b.stack.queues.find((q) => q.url === url || q.dlqUrl === url);
+    return queue ? ` (${queue.definition.name}${queue.dlqUrl === url ? ' DLQ' : ''})` : ' (other queue)';
+  };
+
 function summariseRunCost(b: EngineStack, observed: AgentRunObservation[], mcpRequestsPerRun: number): RunCostMeasured {
   const n = observed.length;
   const statuses: Record<string, number> = {};
   for (const run of observed)
     tally(statuses, run.status === 'completed' && run.output === 'The tool answered.' ? 'completed' : `${run.status} (${run.failure?.code ?? run.output})`);
-  const queueName = (url: string) => b.stack.queues.find((q) => q.url === url || q.dlqUrl === url);
-  const label = (url: string) => {
-    const queue = queueName(url);
-    return queue ? ` (${queue.definition.name}${queue.dlqUrl === url ? ' DLQ' : ''})` : ' (other queue)';
-  };
+  const label = queueLabel(b);
   const purposes = purposeRows(observed);
   const sqs = sqsUsage(observed, label);
   const workers: Record<string, number> = {};
@@ -186,7 +190,7 @@ export const RUN_FLOOR: readonly FloorItem[] = [
     kind: 'read',
     calls: 1,
     units: 1,
-    matches: /^Query \S+ partition$/,
+    matches: /^runAttempts \(Query/,
     why: 'The features that follow runs (evaluations) look the ended run up in their own partition (lib/runs/run-ended.ts: "a message about a run no feature recorded costs its worker one Query").',
   },
   {

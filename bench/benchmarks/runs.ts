@@ -1,5 +1,6 @@
 import { runBenchProcess } from '../support/bench-process.js';
 import { lineWriter, log, num } from '../support/format.js';
+import type { EvaluationsResults } from './evaluations.js';
 import { type RunCostResult, renderRunCostSection, runCostConsoleLines, runCostSummary } from './runs-cost.js';
 import { type EventsPageResult, eventsPageBudget, eventsPageConsoleLines, eventsPageSummary, renderEventsPageSection } from './runs-events-page.js';
 import { type RunsLatencyResult, renderRunsLatencySection, runsLatencyConsoleLines, runsLatencySummary } from './runs-latency.js';
@@ -20,10 +21,34 @@ export interface RunsResults {
   versions: { dynamodbLocal: string; fauxqs: string };
 }
 
-/** The runs benchmarks in a process of their own (bench/support/bench-process.ts says why). */
-export async function measureRuns(work: string, runs: number): Promise<RunsResults> {
-  log(`v2 runs: latency against the v1 chain, cost of a run, events page (bench/runs-process.ts, own process; ${runs} samples each)`);
-  return runBenchProcess<RunsResults>('runs-process.ts', work, 'runs', ['--runs', String(runs)]);
+/** What bench/runs-process.ts measures on its one stack: section 5 (`runs`) and section 6 (`evaluations`, bench/benchmarks/evaluations.ts). */
+export type RunsSection = 'runs' | 'evaluations';
+
+export interface RunsProcessResults {
+  versions: RunsResults['versions'];
+  runs?: RunsResults;
+  evaluations?: EvaluationsResults;
+}
+
+/**
+ * The sections asked for, in a process of their own (bench/support/bench-process.ts
+ * says why) and on one stack: the evaluations' handlers and queues are the
+ * runs', so they share its start-up.
+ */
+export async function measureRuns(work: string, sections: readonly RunsSection[], runs: number, evaluationReps: number): Promise<RunsProcessResults> {
+  const what = [
+    ...(sections.includes('runs') ? [`v2 runs: latency against the v1 chain, cost of a run, events page (${runs} samples each)`] : []),
+    ...(sections.includes('evaluations') ? [`evaluations against client-created runs (${evaluationReps} repetitions)`] : []),
+  ];
+  log(`${what.join('; ')} (bench/runs-process.ts, own process)`);
+  return runBenchProcess<RunsProcessResults>('runs-process.ts', work, 'runs', [
+    '--runs',
+    String(runs),
+    '--evaluation-reps',
+    String(evaluationReps),
+    '--sections',
+    sections.join(','),
+  ]);
 }
 
 export function renderRunsSection(r: RunsResults, section: number): string[] {

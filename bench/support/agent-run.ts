@@ -30,7 +30,8 @@ export interface AgentRunObservation {
   totalMs: number;
 }
 
-const idempotent = () => ({ 'Idempotency-Key': randomUUID() });
+/** A fresh Idempotency-Key header: every v2 POST but cancel takes one. */
+export const idempotent = () => ({ 'Idempotency-Key': randomUUID() });
 
 /** `POST /v2/harnesses` with a `harness.json` and its instructions file; the harness id. */
 export async function createHarness(api: Api, config: Record<string, unknown>): Promise<string> {

@@ -28,12 +28,32 @@ const MACHINE_QUEUE_PK_PREFIX = keys.machineQueuePartition(ID).replace(ID, '');
 const HARNESS_SK = keys.harness(ID).sk;
 const HARNESS_FILE_SK_PREFIX = keys.harnessFile(ID, '').sk;
 const IDEMPOTENCY_SK = keys.idempotency(ID).sk;
+const EVALUATION_PK_PREFIX = keys.evaluationPartition(ID).replace(ID, '');
+const EVALUATION_SK = keys.evaluation(ID).sk;
+const EVALUATION_CASE_SK_PREFIX = keys.evaluationCase(ID, 0).sk.replace(/\d+$/, '');
+const EVALUATION_SLOT_SK_PREFIX = keys.evaluationAttempt(ID, 0, 0).sk.replace(/\d+#\d+$/, '');
+const RUN_LOOKUP_PK_PREFIX = keys.runAttemptPartition(ID).replace(ID, '');
+const [ACCOUNT_EVENTS_PK_PREFIX, ACCOUNT_EVENTS_PK_SUFFIX] = keys.accountEventPartition(ID).split(ID) as [string, string];
+const RATE_LOG_SK = keys.rateLog(ID).sk;
+const ACCOUNT_PK_PREFIX = keys.account(ID).pk.replace(ID, '');
+/** Items of an account's own partition, by sort key: what a transaction with runs and requests changes besides them. */
+const ACCOUNT_ITEMS: ReadonlyArray<[sk: string, kind: string]> = [
+  [keys.account(ID).sk, 'account'],
+  [keys.inProgress(ID).sk, 'work in progress'],
+  [keys.usageWindows(ID).sk, 'usage windows'],
+  [keys.machineCount(ID).sk, 'machine count'],
+];
+const ACTIVITY_DAY_SK_PREFIX = keys.activityDay(ID, '').sk;
 
 /**
  * `request`, `node` (the skeleton included) or `event` in a request's
- * partition; `run`, `run step` or `run events` in a run's; `machine`,
- * `machine queue`, `harness`, `harness file`, `idempotency record`;
- * elsewhere the partition key's prefix, e.g. `workflowversion`, `token`.
+ * partition; `run`, `run step` or `run events` in a run's; `evaluation`,
+ * `evaluation case` or `evaluation slot` in an evaluation's; `run lookup`
+ * (where a run is recorded as an attempt), `account event`, `machine`,
+ * `machine queue`, `harness`, `harness file`, `idempotency record`,
+ * `rate log`; in an account's partition `account`, `work in progress`,
+ * `usage windows`, `machine count`, `activity day`; elsewhere the partition
+ * key's prefix, e.g. `workflowversion`, `token`.
  */
 function keyKind(key: Wire | undefined): string {
   const pk = str(key?.[TABLE_DEFINITION.partitionKey]);
@@ -48,7 +68,20 @@ function keyKind(key: Wire | undefined): string {
     if (sk?.startsWith(RUN_STEP_SK_PREFIX)) return 'run step';
     if (sk?.startsWith(RUN_EVENT_SK_PREFIX)) return 'run events';
   }
+  if (pk?.startsWith(EVALUATION_PK_PREFIX)) {
+    if (sk === EVALUATION_SK) return 'evaluation';
+    if (sk?.startsWith(EVALUATION_CASE_SK_PREFIX)) return 'evaluation case';
+    if (sk?.startsWith(EVALUATION_SLOT_SK_PREFIX)) return 'evaluation slot';
+  }
+  if (pk?.startsWith(RUN_LOOKUP_PK_PREFIX)) return 'run lookup';
+  if (pk?.startsWith(ACCOUNT_EVENTS_PK_PREFIX) && pk.endsWith(ACCOUNT_EVENTS_PK_SUFFIX)) return 'account event';
+  if (sk === RATE_LOG_SK) return 'rate log';
   if (sk?.startsWith(MACHINE_SK_PREFIX)) return 'machine';
+  if (pk?.startsWith(ACCOUNT_PK_PREFIX) && !pk.slice(ACCOUNT_PK_PREFIX.length).includes('#')) {
+    const item = ACCOUNT_ITEMS.find(([itemSk]) => itemSk === sk);
+    if (item) return item[1];
+    if (sk?.startsWith(ACTIVITY_DAY_SK_PREFIX)) return 'activity day';
+  }
   if (pk?.startsWith(MACHINE_QUEUE_PK_PREFIX)) return 'machine queue';
   if (sk === HARNESS_SK) return 'harness';
   if (sk?.startsWith(HARNESS_FILE_SK_PREFIX)) return 'harness file';
@@ -81,6 +114,27 @@ function runChangeName(action: string, status: string | undefined, kinds: string
   return kinds.includes('run step') ? 'record a step' : 'change';
 }
 
+/** The evaluations function that makes a transaction (lib/evaluations/evaluations-repository.ts), from the items it writes. */
+function evaluationChangeName(entries: ReadonlyArray<{ action: string; kind: string }>): string | undefined {
+  const has = (action: string, kind: string) => entries.some((e) => e.action === action && e.kind === kind);
+  if (has('Put', 'evaluation')) return 'create evaluation';
+  if (has('Put', 'evaluation slot')) return 'record a slot';
+  if (has('Update', 'evaluation slot')) return 'recordOutcome';
+  if (has('Update', 'evaluation')) return 'finish evaluation';
+  return undefined;
+}
+
+/** `a + b + b + b` as `a + b ×3`: an evaluation's creation puts one item per case. */
+const grouped = (items: readonly string[]): string[] =>
+  items
+    .reduce<Array<{ item: string; n: number }>>((runs, item) => {
+      const last = runs.at(-1);
+      if (last?.item === item) last.n++;
+      else runs.push({ item, n: 1 });
+      return runs;
+    }, [])
+    .map(({ item, n }) => (n > 1 ? `${item} ×${n}` : item));
+
 function transactionPurpose(r: Record<string, unknown>, failed: string): string {
   let settles = false;
   let runChange: string | undefined;
@@ -100,7 +154,10 @@ function transactionPurpose(r: Record<string, unknown>, failed: string): string 
     return `${action} ${kind}${status ? ` → ${status}` : ''}`;
   });
   const name = settles ? 'settleNode: ' : runChange ? `${runChange}: ` : '';
-  return `${name}TransactWriteItems (${items.join(' + ')})${failed}`;
+  if (name) return `${name}TransactWriteItems (${items.join(' + ')})${failed}`;
+  const evaluationChange = evaluationChangeName(entries);
+  if (evaluationChange) return `${evaluationChange}: TransactWriteItems (${grouped(items).join(' + ')})${failed}`;
+  return `TransactWriteItems (${items.join(' + ')})${failed}`;
 }
 
 function updatePurpose(r: Record<string, unknown>, kind: string, failed: string): string {
@@ -113,6 +170,7 @@ function updatePurpose(r: Record<string, unknown>, kind: string, failed: string)
   if (kind === 'run' && /^SET lease_owner/.test(String(r.UpdateExpression))) return `takeLease (UpdateItem run)${failed}`;
   if (kind === 'run' && /^SET lease_until/.test(String(r.UpdateExpression))) return `releaseLease (UpdateItem run)${failed}`;
   if (kind === 'idempotency record') return `idempotency: record the answer (UpdateItem)${failed}`;
+  if (kind === 'rate log') return `rate limit: admit the request (UpdateItem rate log)${failed}`;
   return `UpdateItem ${kind}${failed}`;
 }
 
@@ -130,10 +188,12 @@ function queryPurpose(r: Record<string, unknown>): string {
     if (strings.some((s) => s?.startsWith(RUN_EVENT_SK_PREFIX))) return 'eventsAfter (Query run event pages)';
   }
   if (pk?.startsWith(MACHINE_QUEUE_PK_PREFIX)) return 'queueHead (Query machine queue)';
+  if (pk?.startsWith(EVALUATION_PK_PREFIX)) return 'whole (Query evaluation partition)';
+  if (pk?.startsWith(RUN_LOOKUP_PK_PREFIX)) return 'runAttempts (Query run lookup items)';
   if (strings.some((s) => s?.startsWith(EVENT_SK_PREFIX))) {
     return r.ScanIndexForward === false && r.Limit === 1 ? 'lastEventSeq (Query newest event page)' : 'Query events';
   }
-  // Another feature's partition (evaluations' run attempts, ...): named by its key prefix.
+  // Another feature's partition: named by its key prefix.
   return pk ? `Query ${pk.split('#')[0]!.toLowerCase()} partition` : 'Query';
 }
 
@@ -166,6 +226,9 @@ export function purposeOf(call: DynamoCall): string {
       if (kind === 'harness file') return 'harnessFile: instructions (GetItem)';
       if (kind === 'harness' || kind === 'machine') return `get ${kind} (GetItem)`;
       if (kind === 'idempotency record') return 'idempotency: read the record (GetItem)';
+      if (kind === 'evaluation') return 'get evaluation (GetItem)';
+      if (kind === 'evaluation case') return 'caseAt (GetItem case)';
+      if (kind === 'evaluation slot') return 'attempt (GetItem slot)';
       return `GetItem ${kind}`;
     case 'Query':
       return queryPurpose(r);

@@ -68,6 +68,19 @@ export async function tableOn(endpoint: string, tableName: string): Promise<Tabl
 }
 
 /**
+ * Sets the account's request rate with the operator command
+ * `account:set-limits --rps` (undefined: `--reset`, the plan's again): for a
+ * benchmark that is itself a load on one account (requests back to back, a
+ * hundred streams at once) and measures something else. The rest keep the
+ * pro plan's rate, so what the limiter costs a request is what a pro
+ * account pays.
+ */
+export async function setRequestRate(table: TableRef, accountId: string, rps: number | undefined): Promise<void> {
+  const { adminCommands } = await import('#accounts/admin-commands.js');
+  await adminCommands(table)['account:set-limits']({ 'account-id': accountId, ...(rps === undefined ? { reset: true } : { rps: String(rps) }) });
+}
+
+/**
  * A pro account with 10 USD created with the operator command
  * `account:create`, a session from `POST /v1/auth/login`, and a token
  * minted with it through `POST /v1/api-tokens`.

@@ -1,6 +1,7 @@
 import { accountsRepo } from '#accounts/accounts-repository.js';
 import { mintToken } from '#accounts/api-tokens.js';
 import { ApiTokensCreate } from '#accounts/contracts/api-tokens-create.js';
+import { type RateLimiter, requestRateLimiter } from '#accounts/rate-limiter.js';
 import { accountOfSession, cookieValue, SESSION_COOKIE, type SessionDeps } from '#accounts/sessions.js';
 import { sessionsRepo } from '#accounts/sessions-repository.js';
 import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
@@ -14,10 +15,11 @@ import { newTokenId } from '#platform/ids.js';
  * token cannot mint, so a leaked token cannot extend itself.
  */
 export const makeHandler = (
-  deps: SessionDeps & { tokens: TokensRepo; baseUrl: string } = {
+  deps: SessionDeps & { tokens: TokensRepo; rates: RateLimiter; baseUrl: string } = {
     accounts: accountsRepo(),
     sessions: sessionsRepo(),
     tokens: tokensRepo(),
+    rates: requestRateLimiter(),
     baseUrl: serviceEnv.baseUrl,
   },
 ) =>

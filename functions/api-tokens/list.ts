@@ -1,14 +1,16 @@
 import { listedToken } from '#accounts/api-tokens.js';
 import { bearerAuth } from '#accounts/bearer-auth.js';
 import { ApiTokensList } from '#accounts/contracts/api-tokens-list.js';
+import type { RateLimiter } from '#accounts/rate-limiter.js';
 import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
 import { CursorInvalidError } from '#platform/errors.js';
 import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
 import { httpHandler } from '#platform/http/handler.js';
 import { json } from '#platform/http/responses.js';
 
-export const makeHandler = (deps: { tokens: TokensRepo } = { tokens: tokensRepo() }) =>
-  httpHandler(ApiTokensList, { auth: bearerAuth(deps.tokens) }, async ({ principal, query }) => {
+/** `rates`: the request rate limiter, bearerAuth's own by default (the bench measures the read without it). */
+export const makeHandler = (deps: { tokens: TokensRepo; rates?: RateLimiter } = { tokens: tokensRepo() }) =>
+  httpHandler(ApiTokensList, { auth: bearerAuth(deps.tokens, deps.rates) }, async ({ principal, query }) => {
     const scope = `api-tokens:${principal.accountId}`;
     const position = query.cursor ? decodeCursor(query.cursor, scope, {}) : undefined;
     if (position && (typeof position.after !== 'string' || !position.after.startsWith('TOKEN#'))) throw new CursorInvalidError();

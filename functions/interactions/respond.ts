@@ -5,8 +5,8 @@ import { interactionView, type RespondDeps, respondToInteraction } from '#intera
 import { interactionsRepo } from '#interactions/interactions-repository.js';
 import { httpHandler } from '#platform/http/handler.js';
 import { runIdempotent } from '#platform/http/idempotency.js';
-import { runWaker } from '#runs/index.js';
 import { json } from '#platform/http/responses.js';
+import { runWaker } from '#runs/index.js';
 
 /** A second answer is 409 interaction_not_pending; the wrong variant 422 interaction_type_mismatch. */
 export const makeHandler = (deps: RespondDeps = { interactions: interactionsRepo(), enqueue: enqueueNodeTasks, wakeRun: runWaker() }) =>

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { LoopDeps } from '#runs/agent-loop.js';
+import { loopDeps } from '#runs/loop-deps.js';
 import { moveRun } from '#runs/move-run.js';
-import { runsDeps } from '#runs/runs-deps.js';
 import type { RunTask } from '#runs/wake.js';
 
 /**
@@ -11,7 +11,7 @@ import type { RunTask } from '#runs/wake.js';
  * (lib/runs/move-run.ts). A record that throws comes back after the
  * visibility timeout; after five receives the dead-letter worker fails it.
  */
-export const makeHandler = (deps: LoopDeps = runsDeps()) => {
+export const makeHandler = (deps: LoopDeps = loopDeps()) => {
   const processor = new BatchProcessor(EventType.SQS);
   return async (event: SQSEvent, context: Context) => {
     const record = async (r: SQSRecord) =>

@@ -6,13 +6,22 @@ import { workflowRequestsRepo } from '#execution/workflow-requests-repository.js
 import { httpHandler } from '#platform/http/handler.js';
 import { runIdempotent } from '#platform/http/idempotency.js';
 import { json } from '#platform/http/responses.js';
+import { type UsageMeter, usageMeter } from '#usage/index.js';
 import { chatsRepo } from '#workflows/chats-repository.js';
 import { workflowsRepo } from '#workflows/workflows-repository.js';
 
-/** Starts a workflow request; an Idempotency-Key, when sent, makes retries safe. */
-export const makeHandler = (deps: StartDeps = { requests: workflowRequestsRepo(), versions: workflowsRepo(), chats: chatsRepo(), enqueue: enqueueNodeTasks }) =>
+/**
+ * Starts a workflow request, when its usage is funded (a full window: 429
+ * with the quota document, or 403 below the minimum balance) and within the
+ * account's ceiling of work in progress; an Idempotency-Key, when sent, makes retries safe.
+ */
+export const makeHandler = (
+  deps: StartDeps = { requests: workflowRequestsRepo(), versions: workflowsRepo(), chats: chatsRepo(), enqueue: enqueueNodeTasks },
+  usage: Pick<UsageMeter, 'admit'> = usageMeter(),
+) =>
   httpHandler(WorkflowRequestsRun, { auth: bearerAuth(), idempotency: runIdempotent }, async ({ principal, body }) => {
-    const request = await startRequest(deps, principal.accountId, body);
+    await usage.admit(principal.accountId);
+    const request = await startRequest(deps, principal.accountId, body, undefined, principal.limits);
     return json(202, { workflow_request_id: request.id, status: request.status });
   });
 

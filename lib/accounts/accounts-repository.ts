@@ -1,10 +1,11 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { PlanName } from '#platform/config/plans.js';
+import type { LimitOverrides, PlanName } from '#platform/config/plans.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
 import { defaultTable, isConditionFailure, nowIso, type TableRef } from '#platform/table/table.js';
 
-export interface Account {
+/** An account; the limit overrides an operator set (`account:set-limits`) are on it, absent where the plan's apply. */
+export interface Account extends LimitOverrides {
   id: string;
   email: string;
   plan: PlanName;
@@ -14,6 +15,9 @@ export interface Account {
   created_at: string;
   updated_at: string;
 }
+
+/** The override attributes of the account item (microdollars for the allowances). */
+export const LIMIT_OVERRIDES = ['five_hour_allowance', 'week_allowance', 'rps', 'concurrency'] as const satisfies ReadonlyArray<keyof LimitOverrides>;
 
 export interface AccountWithSecret extends Account {
   password_hash: string;
@@ -26,12 +30,36 @@ const toAccount = (item: Record<string, unknown>): Account => ({
   balance_micro_usd: Number(item.balance_micro_usd ?? 0),
   suspended: item.suspended === true,
   extra_usage: item.extra_usage === true,
+  ...Object.fromEntries(LIMIT_OVERRIDES.filter((name) => item[name] !== undefined).map((name) => [name, Number(item[name])])),
   created_at: item.created_at as string,
   updated_at: item.updated_at as string,
 });
 
+const namesOf = (attributes: readonly string[]) => Object.fromEntries(attributes.map((name) => [`#${name}`, name]));
+
 export function accountsRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;
+
+  /** An UpdateItem of an existing account (404 otherwise), answering the account as it now is; `:now` is provided. */
+  async function update(accountId: string, expression: string, names: Record<string, string>, values: Record<string, unknown>): Promise<Account> {
+    try {
+      const { Attributes } = await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.account(accountId),
+          UpdateExpression: expression,
+          ConditionExpression: 'attribute_exists(pk)',
+          ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: { ...values, ':now': nowIso() },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toAccount(Attributes ?? {});
+    } catch (error) {
+      if (isConditionFailure(error)) throw new NotFoundError(`No account ${accountId}.`);
+      throw error;
+    }
+  }
 
   return {
     toAccount,
@@ -103,22 +131,31 @@ export function accountsRepo(table: TableRef = defaultTable()) {
     },
 
     async setSuspended(accountId: string, suspended: boolean): Promise<Account> {
-      try {
-        const { Attributes } = await db.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.account(accountId),
-            UpdateExpression: 'SET suspended = :s, updated_at = :now',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':s': suspended, ':now': nowIso() },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return toAccount(Attributes ?? {});
-      } catch (error) {
-        if (isConditionFailure(error)) throw new NotFoundError(`No account ${accountId}.`);
-        throw error;
+      return update(accountId, 'SET suspended = :s, updated_at = :now', {}, { ':s': suspended });
+    },
+
+    /** Switches extra usage (the wallet pays past a full window, decisions.md); in force on the account's next call. */
+    async setExtraUsage(accountId: string, on: boolean): Promise<Account> {
+      return update(accountId, 'SET extra_usage = :on, updated_at = :now', {}, { ':on': on });
+    },
+
+    /**
+     * Sets the given overrides (the others stay as they are), or with
+     * `reset` removes them all, so the plan's values apply again. Read by
+     * every request with the account item, so in force on its next call.
+     */
+    async setLimits(accountId: string, change: LimitOverrides | 'reset'): Promise<Account> {
+      if (change === 'reset') {
+        return update(accountId, `SET updated_at = :now REMOVE ${LIMIT_OVERRIDES.map((name) => `#${name}`).join(', ')}`, namesOf(LIMIT_OVERRIDES), {});
       }
+      const set = LIMIT_OVERRIDES.filter((name) => change[name] !== undefined);
+      if (set.length === 0) throw new RangeError('setLimits needs at least one override, or reset');
+      return update(
+        accountId,
+        `SET ${set.map((name) => `#${name} = :${name}`).join(', ')}, updated_at = :now`,
+        namesOf(set),
+        Object.fromEntries(set.map((name) => [`:${name}`, change[name]])),
+      );
     },
   };
 }

@@ -1,7 +1,9 @@
 import { SESSION_TTL_SECONDS } from '#platform/config/limits.js';
+import { limitsInForce } from '#platform/config/plans.js';
 import { decoyPasswordHash, randomSecret, sha256Hex, verifyPassword } from '#platform/crypto.js';
 import { UnauthorizedError } from '#platform/errors.js';
 import type { Account, AccountsRepo } from './accounts-repository.js';
+import type { RateLimiter } from './rate-limiter.js';
 import type { SessionsRepo } from './sessions-repository.js';
 
 export const SESSION_COOKIE = 'session';
@@ -29,11 +31,16 @@ export async function logout(deps: Pick<SessionDeps, 'sessions'>, secret: string
   if (secret) await deps.sessions.delete(sha256Hex(secret));
 }
 
-/** The account behind a session cookie value; 401 when there is none. */
-export async function accountOfSession(deps: SessionDeps, secret: string | undefined): Promise<Account> {
+/**
+ * The account behind a session cookie value; 401 when there is none. A
+ * session is a credential like a token, so the request then counts against
+ * the account's rate limit (429 past it) before the caller does anything.
+ */
+export async function accountOfSession(deps: SessionDeps & { rates: RateLimiter }, secret: string | undefined): Promise<Account> {
   const session = secret ? await deps.sessions.get(sha256Hex(secret)) : undefined;
   const account = session ? await deps.accounts.get(session.account_id) : undefined;
   if (!account) throw new UnauthorizedError('A signed-in browser session is required.');
+  await deps.rates.admit(account.id, limitsInForce(account));
   return account;
 }
 

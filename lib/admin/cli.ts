@@ -12,6 +12,10 @@ Commands:
   account:suspend --account-id ID
   account:unsuspend --account-id ID
   account:credit --account-id ID --usd N [--description TEXT]
+  account:refund --transaction-id ID [--usd N] [--description TEXT]
+  account:set-limits --account-id ID [--five-hour-usd N] [--week-usd N] [--rps N] [--concurrency N]
+  account:set-limits --account-id ID --reset
+  account:extra-usage --account-id ID --on|--off
   account:show --account-id ID
 
 Target: with DYNAMODB_ENDPOINT set, that endpoint (DynamoDB Local, LocalStack);
@@ -42,6 +46,14 @@ export async function main(
         'account-id': { type: 'string' },
         usd: { type: 'string' },
         description: { type: 'string' },
+        'transaction-id': { type: 'string' },
+        'five-hour-usd': { type: 'string' },
+        'week-usd': { type: 'string' },
+        rps: { type: 'string' },
+        concurrency: { type: 'string' },
+        reset: { type: 'boolean' },
+        on: { type: 'boolean' },
+        off: { type: 'boolean' },
       },
       strict: true,
     }));

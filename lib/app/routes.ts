@@ -1,4 +1,4 @@
-import type { EndpointContract, HttpMethod, TableAccess } from '#platform/http/contract.js';
+import type { AuthScheme, EndpointContract, HttpMethod, TableAccess } from '#platform/http/contract.js';
 import { ENDPOINTS } from './registry.generated.js';
 
 /**
@@ -16,6 +16,8 @@ export interface RouteDefinition {
   /** Handler source, relative to the repository root; exports `handler`. */
   entry: string;
   table: TableAccess;
+  /** The credential (the contract's). An authenticated route writes its account's rate log on every request: the stack grants that write. */
+  auth?: AuthScheme;
   /** Served by the response-streaming function URL instead of API Gateway. */
   streaming?: boolean;
   /** Sends to the queues (the stack grants sqs:SendMessage only to these). */
@@ -27,9 +29,9 @@ export interface RouteDefinition {
 }
 
 export const routeOf = (contract: EndpointContract): RouteDefinition => {
-  const { id, method, path, handler: entry, table, streaming, sends, outbound, timeoutSeconds, memoryMb } = contract;
+  const { id, method, path, handler: entry, table, auth, streaming, sends, outbound, timeoutSeconds, memoryMb } = contract;
   const optional = { streaming, sends, outbound, timeoutSeconds, memoryMb };
-  return { id, method, path, entry, table, ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)) };
+  return { id, method, path, entry, table, auth, ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)) };
 };
 
 /** The one route table: every feature's contracts (lib/app/registry.generated.ts), as routes. */

@@ -54,7 +54,7 @@ async function finishRequestBuffered(deps: FinishDeps, requestId: string, status
       await settleAs(deps, node, 'stopped', null);
     }
   }
-  const finished = await deps.requests.transitionRequest(requestId, REQUEST_OPEN, {
+  const finished = await deps.requests.endRequest(requestId, REQUEST_OPEN, {
     status,
     completed_at: new Date().toISOString(),
     ...(error ? { error } : {}),

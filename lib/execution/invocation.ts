@@ -1,3 +1,4 @@
+import type { UsageMeter } from '#usage/index.js';
 import type { InteractionsService } from '#interactions/index.js';
 import type { EventBuffer } from './emit.js';
 import type { Graph } from './graph.js';
@@ -13,6 +14,8 @@ export interface EngineDeps extends StartDeps {
   interactions: InteractionsService;
   /** The node types this worker runs and whether it evaluates JSONata (lib/execution/node-runner.ts). */
   runtime: WorkerRuntime;
+  /** The check before each node execution, against the usage recorded so far (lib/usage). */
+  usage: Pick<UsageMeter, 'check'>;
 }
 
 /** Fan-in marks gathered during one invocation, written once per child (propagate.ts, flushDeferredMarks). */

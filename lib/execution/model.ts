@@ -42,6 +42,18 @@ export interface WorkflowRequest {
   /** Internal: the node of the parent request this child runs for, and how deep it is nested. */
   parent_node_id?: string | null;
   depth?: number;
+  /** Internal: it holds one of the account's slots of work in progress (a root request), released when it ends. */
+  concurrency_slot?: boolean;
+  /**
+   * Internal: the usage of its node executions so far, each added by the
+   * settle that records it (top-level attributes, so an ADD needs no map):
+   * microdollars, the part extra usage funded (debited once when the request
+   * ends), and the model's tokens. Absent: none yet.
+   */
+  cost_micro_usd?: number;
+  extra_micro_usd?: number;
+  input_tokens?: number;
+  output_tokens?: number;
 }
 
 export interface NodeExecution {
@@ -61,6 +73,8 @@ export interface NodeExecution {
   lease_expires_at?: number;
   /** Set on a `workflow` node once it has started its child request. */
   child_request_id?: string | null;
+  /** What its execution cost (the flat fee, and its model's tokens for an agent node), set by the settle that records it. */
+  usage?: { input_tokens: number; output_tokens: number; cost_micro_usd: number; extra_micro_usd: number };
   /** Built from the request's skeleton: no item yet (./node-skeleton.ts). Never stored. */
   unwritten?: true;
   created_at: string;

@@ -1,3 +1,4 @@
+import { nodeCostMicroUsd } from '#platform/config/prices.js';
 import { Failure } from '#platform/failure.js';
 import type { WorkflowNode } from '#workflows/index.js';
 import { openApproval, resumeApproval } from './approval.js';
@@ -16,7 +17,14 @@ import { isPure, runsHere } from './placement.js';
 import { afterSettled } from './propagate.js';
 import { retryDelayMs, shouldRetry } from './retry.js';
 import { RetryLater } from './retry-later.js';
-import { type FailureInfo, isTerminalNode, isTerminalRequest, type NodeExecution, type WorkflowRequest } from './workflow-requests-repository.js';
+import {
+  type FailureInfo,
+  isTerminalNode,
+  isTerminalRequest,
+  type NodeCost,
+  type NodeExecution,
+  type WorkflowRequest,
+} from './workflow-requests-repository.js';
 
 /**
  * Running one node: claim it (or, for a pure node, compute and settle it in
@@ -38,6 +46,34 @@ const nodeTimeoutMs = (definition: WorkflowNode, budgetMs: number): number =>
 /** What a node records of an error: a Failure's code and message, anything else as internal. */
 const failureInfo = (error: unknown): FailureInfo =>
   error instanceof Failure ? { code: error.code, message: error.message } : { code: 'internal_error', message: 'The node failed unexpectedly.' };
+
+/**
+ * What a node execution cost (decisions.md, Money): the flat fee, plus the
+ * tokens of the model an agent node called (its output's `{model, usage}`).
+ */
+export function nodeCost(request: WorkflowRequest, output: unknown): NodeCost {
+  const { model, usage } = (output ?? {}) as { model?: unknown; usage?: { input_tokens?: unknown; output_tokens?: unknown } };
+  const inputTokens = Number.isSafeInteger(usage?.input_tokens) ? Number(usage!.input_tokens) : 0;
+  const outputTokens = Number.isSafeInteger(usage?.output_tokens) ? Number(usage!.output_tokens) : 0;
+  const called = typeof model === 'string' && usage !== undefined;
+  return {
+    accountId: request.account_id,
+    costMicroUsd: nodeCostMicroUsd(called ? { model, input_tokens: inputTokens, output_tokens: outputTokens } : undefined),
+    inputTokens,
+    outputTokens,
+  };
+}
+
+/**
+ * Checked before each node execution against the usage recorded so far: a
+ * full window nothing funds, or extra usage that ran the wallet dry (the
+ * request's own unpaid extra counted), fails the node for good; what ran
+ * before stays.
+ */
+async function unfunded(deps: Invocation, request: WorkflowRequest): Promise<NodeFailure | undefined> {
+  const failure = await deps.usage.check(request.account_id, request.extra_micro_usd ?? 0);
+  return failure && new NodeFailure(failure.code, failure.message, false);
+}
 
 // Versions are immutable: one read per container and version is enough.
 const versionCache = new Map<string, Graph>();
@@ -132,18 +168,23 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
     if (failure) await handleFailure(deps, request, graph, definition, claimed, new NodeFailure(failure.code, failure.message, false));
     return;
   }
+  const refused = await unfunded(deps, request);
+  if (refused) {
+    await handleFailure(deps, request, graph, definition, claimed, refused, false);
+    return;
+  }
   const late = flushWhenLate(deps);
   let output: unknown;
   try {
     output = await runWithTimeout(deps.runtime, definition, input, timeoutMs, request, claimed);
   } catch (error) {
     await late.done();
-    await handleFailure(deps, request, graph, definition, claimed, error);
+    await handleFailure(deps, request, graph, definition, claimed, error, true);
     return;
   }
   await late.done();
   if (outputTooLarge(output)) {
-    await handleFailure(deps, request, graph, definition, claimed, outputTooLargeFailure());
+    await handleFailure(deps, request, graph, definition, claimed, outputTooLargeFailure(), true);
     return;
   }
   const completedAt = new Date().toISOString();
@@ -153,6 +194,8 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
     ['in_progress'],
     { status: 'completed', output_data: output, completed_at: completedAt },
     claimed.attempt_count,
+    undefined,
+    nodeCost(request, output),
   );
   if (!settled) return; // Stopped meanwhile, or the lease was taken over: that delivery owns the node.
   const done = { ...claimed, status: 'completed' as const, output_data: output, completed_at: completedAt };
@@ -180,8 +223,11 @@ async function runPure(
   const timeoutMs = nodeTimeoutMs(definition, deps.deadline());
   const attempt = node.attempt_count + 1;
   let set: Partial<NodeExecution> & { status: 'completed' | 'failed' };
+  let output: unknown;
+  const refused = await unfunded(deps, request);
   try {
-    const output = await runWithTimeout(deps.runtime, definition, input, timeoutMs, request, { ...node, input_data: input, attempt_count: attempt });
+    if (refused) throw refused;
+    output = await runWithTimeout(deps.runtime, definition, input, timeoutMs, request, { ...node, input_data: input, attempt_count: attempt });
     if (outputTooLarge(output)) throw outputTooLargeFailure();
     set = {
       status: 'completed',
@@ -201,7 +247,10 @@ async function runPure(
       failed_at: new Date().toISOString(),
     };
   }
-  if (!(await deps.requests.settleNode(request.id, node.node_id, ['pending', 'blocked'], set, node.attempt_count, node.unwritten ? node : undefined))) return;
+  // A node refused for its funding did not execute: it costs nothing.
+  const cost = refused ? undefined : nodeCost(request, output);
+  if (!(await deps.requests.settleNode(request.id, node.node_id, ['pending', 'blocked'], set, node.attempt_count, node.unwritten ? node : undefined, cost)))
+    return;
   const { unwritten: _, ...settled } = { ...node, ...set };
   deps.settled.set(node.node_id, settled);
   await emitNode(deps, settled);
@@ -233,7 +282,16 @@ async function runWithTimeout(
   }
 }
 
-async function handleFailure(deps: Invocation, request: WorkflowRequest, graph: Graph, definition: WorkflowNode, node: NodeExecution, error: unknown) {
+/** `executed`: the node ran (and failed), so its final failure costs the flat fee; a node refused before running costs nothing. */
+async function handleFailure(
+  deps: Invocation,
+  request: WorkflowRequest,
+  graph: Graph,
+  definition: WorkflowNode,
+  node: NodeExecution,
+  error: unknown,
+  executed = false,
+) {
   const failure = failureInfo(error);
   if (shouldRetry(definition.retry, node.attempt_count, error)) {
     const requeued = await deps.requests.transitionNode(request.id, node.node_id, ['in_progress'], { status: 'pending', error: failure, lease_expires_at: 0 });
@@ -248,7 +306,15 @@ async function handleFailure(deps: Invocation, request: WorkflowRequest, graph: 
   }
   const failedAt = new Date().toISOString();
   if (
-    !(await deps.requests.settleNode(request.id, node.node_id, ['in_progress'], { status: 'failed', error: failure, failed_at: failedAt }, node.attempt_count))
+    !(await deps.requests.settleNode(
+      request.id,
+      node.node_id,
+      ['in_progress'],
+      { status: 'failed', error: failure, failed_at: failedAt },
+      node.attempt_count,
+      undefined,
+      executed ? nodeCost(request, undefined) : undefined,
+    ))
   )
     return;
   const failed = { ...node, status: 'failed' as const, error: failure, failed_at: failedAt };

@@ -46,7 +46,14 @@ export interface ParentLink {
   childId: string;
 }
 
-export async function startRequest(deps: StartDeps, accountId: string, input: StartInput, parent?: ParentLink) {
+/**
+ * `limits`: the account's ceiling on work in progress, for a request the
+ * account starts (its principal's limits in force); the request takes one of
+ * its slots when created, and past it is refused 429 `rate_limited` with
+ * nothing written. A child request (`parent`) takes none: its parent holds
+ * one already, and a child refused mid-workflow would fail its parent.
+ */
+export async function startRequest(deps: StartDeps, accountId: string, input: StartInput, parent?: ParentLink, limits?: { concurrency: number }) {
   const version = await deps.versions.getVersion(accountId, input.workflow_version_id);
   if (!version) throw new ValidationError([bodyError('/workflow_version_id', 'no such workflow version')]);
   const errors: FieldError[] = [];
@@ -114,7 +121,7 @@ export async function startRequest(deps: StartDeps, accountId: string, input: St
     depth: parent ? parent.depth : 0,
   };
   if (parent && (await deps.requests.get(id))) return request; // Started by an earlier delivery.
-  await deps.requests.create(request, nodes, unwritten);
+  await deps.requests.create(request, nodes, unwritten, parent ? undefined : limits?.concurrency);
   try {
     await deps.enqueue(input.entry_node_ids.map((nodeId) => ({ request_id: id, node_id: nodeId, node_type: graph.nodes.get(nodeId)?.type })));
   } catch (error) {

@@ -1,6 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { interactionsService } from '#interactions/index.js';
+import { usageMeter } from '#usage/index.js';
 import { chatLookup, workflowVersions } from '#workflows/index.js';
 import { type EngineDeps, processNodeTask } from './executor.js';
 import { enqueueNodeTasks, type NodeTask } from './node-queue.js';
@@ -14,6 +15,7 @@ export const engineDeps = (runtime: WorkerRuntime): EngineDeps => ({
   enqueue: enqueueNodeTasks,
   interactions: interactionsService(),
   runtime,
+  usage: usageMeter(),
 });
 
 /**

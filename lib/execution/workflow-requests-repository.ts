@@ -1,11 +1,16 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { acquireSlot, concurrencyRefusal, refusedSlot, releaseSlot } from '#accounts/index.js';
+import { activityUpdate, billing, ENTRY_ITEM_COUNT, type TransactItem, transactionIdFor, utcDay } from '#billing/index.js';
 import { appendEvents } from '#events/pages.js';
+import { logger } from '#platform/observability/logger.js';
 import { batchPut } from '#platform/table/batch.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
 import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
-import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
+import { cancellationReasons, defaultTable, isConditionFailure, nowIso, type TableRef } from '#platform/table/table.js';
+import { transactWrite } from '#platform/table/transactions.js';
 import { equalityFilter, guardedSet } from '#platform/table/update-expressions.js';
+import { type UsageMeter, usageMeter } from '#usage/index.js';
 import {
   type NODE_TERMINAL,
   type NodeExecution,
@@ -72,7 +77,21 @@ function withUnwritten(requestId: string, items: Array<Record<string, unknown>>)
   return nodes;
 }
 
-export function workflowRequestsRepo(table: TableRef = defaultTable()) {
+/** What a node execution used, recorded by its settle (lib/platform/config/prices.ts prices it). */
+export interface NodeCost {
+  accountId: string;
+  costMicroUsd: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Settles refused only by a usage window opened meanwhile, tried again on a fresh read, before giving up. */
+const METERED_ATTEMPTS = 5;
+
+/** The id of a workflow request's one debit. */
+export const requestDebitId = (requestId: string): string => transactionIdFor(`debit:workflow_request:${requestId}`);
+
+export function workflowRequestsRepo(table: TableRef = defaultTable(), meter: Pick<UsageMeter, 'record'> = usageMeter(table)) {
   const { db, tableName } = table;
 
   /** Every item under the request's node prefix (the skeleton included), strongly consistent, all pages. */
@@ -119,6 +138,78 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
     }
   }
 
+  /** The conditional update of a node's settle (status guard, attempt, creation of an unwritten node). */
+  function settleUpdate(
+    set: Partial<NodeExecution> & { status: string },
+    from: readonly NodeStatus[],
+    attempt: number | undefined,
+    create: NodeExecution | undefined,
+  ) {
+    const { names, values, update, condition: statusCondition } = guardedSet(set, from);
+    let condition = statusCondition;
+    if (attempt !== undefined) {
+      names['#attempt'] = 'attempt_count';
+      values[':attempt'] = attempt;
+      condition += ' AND #attempt = :attempt';
+    }
+    const created = createIfMissing(create, new Set(Object.keys(set)));
+    if (created.set) condition = `attribute_not_exists(pk) OR (${condition})`;
+    return {
+      UpdateExpression: created.set ? `${update}, ${created.set}` : update,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: { ...names, ...created.names },
+      ExpressionAttributeValues: { ...values, ...created.values },
+    };
+  }
+
+  /**
+   * A settle that records what the execution cost (decisions.md, Money), in
+   * one transaction: the node settled with its `usage`, the cost added to
+   * the account's usage windows (lib/usage), and to the request's running
+   * totals (ADD: never conditional, so concurrent settles of one request
+   * only collide, and collisions are retried). The node's status guard makes
+   * the cost recorded once, whatever is redelivered. Refused by the windows
+   * item alone (a window opened meanwhile), it reads them again and retries.
+   */
+  async function settleMetered(
+    requestId: string,
+    nodeId: string,
+    from: readonly NodeStatus[],
+    set: Partial<NodeExecution> & { status: (typeof NODE_TERMINAL)[number] },
+    attempt: number | undefined,
+    create: NodeExecution | undefined,
+    cost: NodeCost,
+  ): Promise<boolean> {
+    for (let round = 1; ; round++) {
+      const { item, extraMicroUsd } = await meter.record(cost.accountId, cost.costMicroUsd);
+      const usage = { input_tokens: cost.inputTokens, output_tokens: cost.outputTokens, cost_micro_usd: cost.costMicroUsd, extra_micro_usd: extraMicroUsd };
+      try {
+        await transactWrite(db, {
+          TransactItems: [
+            { Update: { TableName: tableName, Key: keys.nodeExecution(requestId, nodeId), ...settleUpdate({ ...set, usage }, from, attempt, create) } },
+            item,
+            {
+              Update: {
+                TableName: tableName,
+                Key: keys.workflowRequest(requestId),
+                UpdateExpression: 'ADD cost_micro_usd :cost, extra_micro_usd :extra, input_tokens :in, output_tokens :out',
+                ConditionExpression: 'attribute_exists(pk)',
+                ExpressionAttributeValues: { ':cost': cost.costMicroUsd, ':extra': extraMicroUsd, ':in': cost.inputTokens, ':out': cost.outputTokens },
+              },
+            },
+          ],
+        });
+        return true;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons) throw error;
+        if (reasons[0]?.Code === 'ConditionalCheckFailed') return false;
+        if (reasons[1]?.Code === 'ConditionalCheckFailed' && round < METERED_ATTEMPTS) continue;
+        throw error;
+      }
+    }
+  }
+
   return {
     /**
      * Writes the request, the node executions that start in a state of their
@@ -126,21 +217,40 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
      * skeleton item listing them (./node-skeleton.ts), before anything is
      * enqueued, so no worker can see a partial request. The skeleton's sort
      * key is the node prefix itself, so every Query of the node items reads
-     * it along.
+     * it along. The request is put in one transaction with its count in the
+     * account's daily activity (`request_count` of its creation day), so a
+     * request is counted exactly when it exists; an id that exists already
+     * is refused (the error is thrown as it is) and counted no second time.
+     * With a `concurrencyLimit` (a root request) the same transaction takes
+     * one of the account's slots of work in progress (lib/accounts,
+     * acquireSlot) and marks the request as holding it (`concurrency_slot`),
+     * so endRequest gives it back; with the account at its limit nothing is
+     * written and the answer is 429 `rate_limited`.
      */
-    async create(request: WorkflowRequest, nodes: NodeExecution[], unwritten: NodeShape[] = []): Promise<void> {
-      await db.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: {
-            ...keys.workflowRequest(request.id),
-            ...keys.workflowRequestIndex(request.account_id, request.created_at, request.id),
-            entity: 'workflow_request',
-            ...request,
+    async create(request: WorkflowRequest, nodes: NodeExecution[], unwritten: NodeShape[] = [], concurrencyLimit?: number): Promise<void> {
+      const holdsSlot = concurrencyLimit !== undefined;
+      const items = [
+        {
+          Put: {
+            TableName: tableName,
+            Item: {
+              ...keys.workflowRequest(request.id),
+              ...keys.workflowRequestIndex(request.account_id, request.created_at, request.id),
+              entity: 'workflow_request',
+              ...request,
+              ...(holdsSlot ? { concurrency_slot: true } : {}),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+        },
+        activityUpdate(tableName, request.account_id, utcDay(request.created_at), { requests: 1 }),
+      ];
+      try {
+        await transactWrite(db, { TransactItems: holdsSlot ? [...items, acquireSlot(tableName, request.account_id, concurrencyLimit)] : items });
+      } catch (error) {
+        if (holdsSlot && refusedSlot(error, items.length)) throw concurrencyRefusal(concurrencyLimit);
+        throw error;
+      }
       const skeleton =
         unwritten.length > 0
           ? [
@@ -224,22 +334,16 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
       set: Partial<NodeExecution> & { status: (typeof NODE_TERMINAL)[number] },
       attempt?: number,
       create?: NodeExecution,
+      cost?: NodeCost,
     ): Promise<boolean> {
-      const { names, values, update, condition: statusCondition } = guardedSet(set, from);
-      let condition = statusCondition;
-      if (attempt !== undefined) {
-        names['#attempt'] = 'attempt_count';
-        values[':attempt'] = attempt;
-        condition += ' AND #attempt = :attempt';
-      }
-      const created = createIfMissing(create, new Set(Object.keys(set)));
-      if (created.set) condition = `attribute_not_exists(pk) OR (${condition})`;
+      if (cost && cost.costMicroUsd > 0) return settleMetered(requestId, nodeId, from, set, attempt, create, cost);
+      const update = settleUpdate(set, from, attempt, create);
       const written = await guardedUpdate(
         keys.nodeExecution(requestId, nodeId),
-        created.set ? `${update}, ${created.set}` : update,
-        condition,
-        { ...names, ...created.names },
-        { ...values, ...created.values },
+        update.UpdateExpression,
+        update.ConditionExpression,
+        update.ExpressionAttributeNames,
+        update.ExpressionAttributeValues,
       );
       return written !== undefined;
     },
@@ -276,6 +380,82 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
         }),
       );
       return strip(Attributes as NodeExecution & Record<string, unknown>);
+    },
+
+    /**
+     * Moves the request to a terminal state, once (`from` guards it), and in
+     * the same transaction counts its node executions in the account's daily
+     * activity (`node_count` of the day it ends): every one of them is
+     * settled by then (finish.ts stops the open ones first), so a request's
+     * nodes are counted exactly once, however often its end is redelivered.
+     * Counting each node as it settles would turn every settle (one
+     * UpdateItem, the engine's most frequent write) into a transaction;
+     * this is one per request. A request holding a slot of the account's
+     * work in progress (`concurrency_slot`, see create) releases it in the
+     * same transaction. The request is read first (its account, node count
+     * and slot) and after (a transaction does not return the item).
+     * Undefined when the request was not in `from`.
+     */
+    async endRequest(
+      requestId: string,
+      from: readonly RequestStatus[],
+      set: Partial<WorkflowRequest> & { status: RequestStatus },
+    ): Promise<WorkflowRequest | undefined> {
+      const current = await this.get(requestId);
+      if (!current || !from.includes(current.status)) return undefined;
+      const { names, values, update, condition } = guardedSet(set, from);
+      const ended = typeof set.completed_at === 'string' ? set.completed_at : nowIso();
+      // The slot of work in progress it took at creation is given back with the end that frees it, and its mark
+      // removed in the same write: given back once, even by a request that is ended again.
+      const releasing = current.concurrency_slot === true;
+      // Its node executions' cost counts in the activity of the day it ends; one update of the day item per transaction: merged.
+      const cost = current.cost_micro_usd ?? 0;
+      const counts = { ...(current.node_count > 0 ? { nodes: current.node_count } : {}), ...(cost > 0 ? { cost_micro_usd: cost } : {}) };
+      const items = (release: boolean): TransactItem[] => [
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.workflowRequest(requestId),
+            UpdateExpression: releasing ? `${update} REMOVE concurrency_slot` : update,
+            ConditionExpression: condition,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          },
+        },
+        ...(Object.keys(counts).length > 0 ? [activityUpdate(tableName, current.account_id, utcDay(ended), counts)] : []),
+        ...(release ? [releaseSlot(tableName, current.account_id)] : []),
+      ];
+      // Its extra-funded usage is paid by one debit written with the end, its items first: both or neither, once.
+      const extra = current.extra_micro_usd ?? 0;
+      const offset = extra > 0 ? ENTRY_ITEM_COUNT : 0;
+      const write = (own: TransactItem[]) =>
+        extra > 0
+          ? billing(table)
+              .debitWith(
+                {
+                  id: requestDebitId(requestId),
+                  accountId: current.account_id,
+                  amountMicroUsd: extra,
+                  description: `Extra usage of workflow request ${requestId}`,
+                  metadata: { workflow_request_id: requestId },
+                },
+                (debit) => transactWrite(db, { TransactItems: [...debit, ...own] }),
+              )
+              .then(() => undefined)
+          : transactWrite(db, { TransactItems: own });
+      try {
+        const all = items(releasing);
+        await write(all).catch(async (error: unknown) => {
+          // A counter already at zero (set by hand) refuses the release; the request must end all the same.
+          if (!releasing || !refusedSlot(error, offset + all.length - 1) || refusedSlot(error, offset)) throw error;
+          logger().warn('in_progress was already 0 when a workflow request gave its slot back', { workflow_request_id: requestId });
+          await write(items(false));
+        });
+      } catch (error) {
+        if (isConditionFailure(error)) return undefined;
+        throw error;
+      }
+      return this.get(requestId);
     },
 
     async transitionRequest(

@@ -83,7 +83,8 @@ export function interactionsRepo(table: TableRef = defaultTable()) {
      */
     async resolve(id: string, status: Exclude<InteractionStatus, 'pending'>, response: Record<string, unknown> | null): Promise<Interaction | undefined> {
       const now = new Date().toISOString();
-      const beforeExpiry = status === 'answered' ? ' AND (attribute_not_exists(expires_at) OR attribute_type(expires_at, :null_type) OR expires_at > :now)' : '';
+      const beforeExpiry =
+        status === 'answered' ? ' AND (attribute_not_exists(expires_at) OR attribute_type(expires_at, :null_type) OR expires_at > :now)' : '';
       try {
         const { Attributes } = await db.send(
           new UpdateCommand({

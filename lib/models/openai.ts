@@ -1,12 +1,32 @@
 import type OpenAI from 'openai';
 import type { ChatMessage, Completion, CompletionRequest, ModelProvider, ToolCall, ToolSpec } from './types.js';
 
-// Loaded on the first OpenAI-compatible call, not at init: the SDK is the
-// agent worker's largest module, and workers that only call Bedrock or the
-// local model never need it (docs/benchmarks.md).
-let client: OpenAI | undefined;
-export const openaiClient = async (): Promise<OpenAI> =>
-  (client ??= new (await import('openai')).default({ apiKey: process.env.OPENAI_API_KEY, baseURL: process.env.OPENAI_BASE_URL || undefined, maxRetries: 0 }));
+/**
+ * One call of an OpenAI-compatible chat completions endpoint, over fetch,
+ * typed by the OpenAI SDK's own request and response types. Not the SDK's
+ * client (it was): its constructor builds every resource of the OpenAI API,
+ * 156 KB bundled, which put the run worker past the 750 KB bundle budget
+ * (docs/benchmarks.md), while the service sends one JSON request here, with
+ * no streaming and no retries (the client had maxRetries 0; the run's
+ * worker retries by its message). OPENAI_BASE_URL is the operator's, not a
+ * user's, so it does not go through the outbound address guard.
+ */
+async function createChatCompletion(body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, signal?: AbortSignal): Promise<OpenAI.Chat.ChatCompletion> {
+  const base = (process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1').replace(/\/+$/, '');
+  const response = await fetch(`${base}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${process.env.OPENAI_API_KEY ?? ''}`, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+    signal,
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`The OpenAI-compatible endpoint answered ${response.status}: ${text.slice(0, 300)}`);
+  try {
+    return JSON.parse(text) as OpenAI.Chat.ChatCompletion;
+  } catch {
+    throw new Error(`The OpenAI-compatible endpoint answered ${response.status} with a body that is not JSON.`);
+  }
+}
 
 type ChatCompletionTool = OpenAI.Chat.ChatCompletionTool;
 type ChatCompletionMessage = OpenAI.Chat.ChatCompletionMessage;
@@ -61,14 +81,14 @@ const toolCallsOf = (message: ChatCompletionMessage | undefined): ToolCall[] =>
  */
 export const openaiProvider: ModelProvider = {
   async complete(request: CompletionRequest): Promise<Completion> {
-    const response = await (await openaiClient()).chat.completions.create(
+    const response = await createChatCompletion(
       {
         model: request.model,
         messages: [...(request.system ? [{ role: 'system' as const, content: request.system }] : []), ...request.messages.map(messageOf)],
         // An empty list is refused by the API, and by some compatible servers even when tools are unsupported.
         ...(request.tools?.length ? { tools: request.tools.map(toolOf) } : {}),
       },
-      { signal: request.signal },
+      request.signal,
     );
     const message = response.choices[0]?.message;
     const toolCalls = toolCallsOf(message);

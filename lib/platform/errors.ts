@@ -32,6 +32,8 @@ export type ErrorKind =
   /** Existed, but is past its retention: asking again will not bring it back. */
   | 'gone'
   | 'invalid'
+  /** Too much at once (a rate or a ceiling): fixed by waiting, `retryAfterSeconds` says how long. */
+  | 'too_many_requests'
   /** A server of the caller's (an MCP server) is unreachable or failing. */
   | 'upstream_failed'
   | 'unavailable'
@@ -168,6 +170,17 @@ export class NotAcceptableError extends DomainError {
 export class ConflictError extends DomainError {
   constructor(code: string, detail: string) {
     super('conflict', code, detail);
+  }
+}
+
+/**
+ * Past the account's request rate or its ceiling of work in progress
+ * (decisions.md, Rate limits): answered before anything is done, with the
+ * wait in whole seconds (at least 1).
+ */
+export class RateLimitedError extends DomainError {
+  constructor(detail: string, retryAfterSeconds: number) {
+    super('too_many_requests', 'rate_limited', detail, { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)) });
   }
 }
 

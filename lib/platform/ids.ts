@@ -10,3 +10,4 @@ export const newTokenId = prefixed('tok');
 export const newHarnessId = prefixed('h');
 export const newMachineId = prefixed('mch');
 export const newRunId = prefixed('run');
+export const newEvaluationId = prefixed('eval');

@@ -164,6 +164,9 @@ async function modelStep(loop: Loop): Promise<void> {
       retryable: false,
     });
   }
+  // Checked before every model turn against the usage recorded so far: what was done stays, the run ends here.
+  const unfunded = await deps.money.check(run);
+  if (unfunded) await fail(loop, { code: unfunded.code, message: unfunded.message, retryable: false });
   const model = resolveModel(run.harness.model);
   if (!model) await fail(loop, { code: 'model_error', message: `No model provider for ${run.harness.model}.`, retryable: false });
   let completion: Awaited<ReturnType<NonNullable<typeof model>['provider']['complete']>>;
@@ -206,7 +209,8 @@ async function modelStep(loop: Loop): Promise<void> {
         { ...current, usage: usageOf(current, tokens, machineMsAt(current, now)) },
         { status: 'completed', output: step.content, leaseOwner: loop.lease.owner },
         ['running'],
-        { events, items, set: { turns: turn + 1 } },
+        // The run given carries the turn's usage already: the cost recorded is the rise from the stored one.
+        { events, items, set: { turns: turn + 1 }, costBefore: current.usage.cost_micro_usd },
         now,
       ),
     );

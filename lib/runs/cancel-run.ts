@@ -1,15 +1,23 @@
+import { releaseSlot } from '#accounts/index.js';
+import { activityUpdate, utcDay } from '#billing/index.js';
 import type { InteractionsService } from '#interactions/index.js';
 import { machineOccupancy } from '#machines/index.js';
 import { UnavailableError } from '#platform/errors.js';
 import type { RunEventData } from './events.js';
 import { type AdvanceDeps, advanceMachine } from './machine-queue.js';
 import { isTerminal, type Run, type RunFailure, type RunStatus } from './model.js';
+import type { NotifyRunEnded } from './run-ended.js';
+import type { RunMoney } from './run-money.js';
 import type { RunChange } from './runs-repository.js';
 import { leaveRunning } from './usage.js';
 
 export interface EndDeps extends AdvanceDeps {
   runs: AdvanceDeps['runs'];
   interactions: Pick<InteractionsService, 'resolve'>;
+  /** Tells the features that follow runs that this one ended (lib/runs/run-ended.ts). */
+  runEnded: NotifyRunEnded;
+  /** The money of a run (lib/runs/run-money.ts): its checks, and the debit of its extra-funded usage when it ends. */
+  money: RunMoney;
 }
 
 /** Changes in a row that lose a race before the caller is told to retry (each loser read a newer run). */
@@ -37,13 +45,17 @@ export async function endRun(
     waitStatus?: 'cancelled' | 'expired';
   },
   from: readonly RunStatus[],
-  extra: { events?: RunEventData[]; items?: RunChange['items']; set?: RunChange['set'] } = {},
+  extra: { events?: RunEventData[]; items?: RunChange['items']; set?: RunChange['set']; costBefore?: number } = {},
   now: Date = new Date(),
 ): Promise<Run | undefined> {
   if (!from.includes(run.status)) return undefined;
   const occupancy = machineOccupancy(deps.tableName);
   const holding = run.status !== 'queued';
-  const waitEvents: RunEventData[] = run.wait ? [{ type: 'interaction', data: { interaction_id: run.wait.interaction_id, type: run.wait.type, status: end.waitStatus ?? 'cancelled' } }] : [];
+  const waitEvents: RunEventData[] = run.wait
+    ? [{ type: 'interaction', data: { interaction_id: run.wait.interaction_id, type: run.wait.type, status: end.waitStatus ?? 'cancelled' } }]
+    : [];
+  const left = holding ? leaveRunning(run, now) : { queue_sk: null };
+  const cost = 'usage' in left ? left.usage.cost_micro_usd : run.usage.cost_micro_usd;
   const changed = await deps.runs.change(run, {
     set: {
       ...extra.set,
@@ -51,14 +63,19 @@ export async function endRun(
       completed_at: now.toISOString(),
       failure: end.failure ?? null,
       ...(end.output === undefined ? {} : { output: end.output }),
-      ...(holding ? leaveRunning(run, now) : { queue_sk: null }),
+      ...left,
       lease_owner: null,
     },
     from: [run.status],
+    ...(extra.costBefore === undefined ? {} : { costBefore: extra.costBefore }),
     ...(end.leaseOwner === undefined ? {} : { leaseOwner: end.leaseOwner }),
     events: [...(extra.events ?? []), ...waitEvents, { type: 'run.status', data: { status: end.status } }],
     items: [
       ...(extra.items ?? []),
+      // The run's usage cost counts in the activity of the day it ends, once: with the end, which happens once.
+      ...(cost > 0 ? [activityUpdate(deps.tableName, run.account_id, utcDay(now.toISOString()), { cost_micro_usd: cost })] : []),
+      // The slot of work in progress its creation took, given back by the end that frees it.
+      ...(run.concurrency_slot === true ? [releaseSlot(deps.tableName, run.account_id)] : []),
       ...(holding
         ? [{ Update: occupancy.release(run.account_id, run.machine_id, run.id) }]
         : [deps.runs.queueEntryDelete(run.machine_id, run.queue_sk!), { Update: occupancy.leave(run.account_id, run.machine_id) }]),
@@ -68,10 +85,19 @@ export async function endRun(
   return changed;
 }
 
-/** What follows an end outside its transaction; safe to repeat. */
+/**
+ * What follows an end outside its transaction; safe to repeat. The machine
+ * moves on first (the next run waits for it), then the wallet pays the run's
+ * extra-funded usage (one debit whose id comes from the run's, so a repeat
+ * finds it recorded); the notice of the end is last,
+ * so a failure before it repeats all of this (a run task's redelivery) and
+ * the notice is still sent.
+ */
 export async function afterEnd(deps: EndDeps, run: Run, waitedFor: string | undefined): Promise<void> {
   if (waitedFor) await deps.interactions.resolve(waitedFor, 'cancelled', null);
   await advanceMachine(deps, run.account_id, run.machine_id);
+  await deps.money.settle(run);
+  await deps.runEnded(run);
 }
 
 /**

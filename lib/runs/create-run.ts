@@ -1,10 +1,12 @@
+import { acquireSlot, concurrencyRefusal, refusedSlot } from '#accounts/index.js';
+import { activityUpdate, utcDay } from '#billing/index.js';
 import type { Harness } from '#harnesses/index.js';
 import { runnability } from '#harnesses/index.js';
 import { type Machine, machineOccupancy } from '#machines/index.js';
 import { UnavailableError, ValidationError } from '#platform/errors.js';
 import { newRunId } from '#platform/ids.js';
 import { type Chat, chatRunJoin } from '#workflows/index.js';
-import { type EndDeps, cancelRun } from './cancel-run.js';
+import { cancelRun, type EndDeps } from './cancel-run.js';
 import { ChatBusyError, fieldInvalid, HarnessNotRunnableError } from './errors.js';
 import type { RunEventData } from './events.js';
 import { isTerminal, type Run } from './model.js';
@@ -12,7 +14,7 @@ import type { RunsRepo, TransactItem } from './runs-repository.js';
 import type { CreateRunInput } from './schemas.js';
 
 export interface CreateRunDeps extends EndDeps {
-  runs: EndDeps['runs'] & Pick<RunsRepo, 'create' | 'queueEntryPut'>;
+  runs: EndDeps['runs'] & Pick<RunsRepo, 'createOrRefusal' | 'queueEntryPut'>;
   harnesses: { get(accountId: string, harnessId: string): Promise<Harness | undefined> };
   machines: { get(accountId: string, machineId: string): Promise<Machine | undefined> };
   chats: { get(accountId: string, chatId: string): Promise<Chat | undefined> };
@@ -37,6 +39,12 @@ function machineIdOf(body: CreateRunInput, chat: Chat | undefined): string {
   return machineId;
 }
 
+/** A run found under an id its creator chose: it must be that account's (ids are derived from the creator's own resources). */
+function sameAccount(run: Run, accountId: string): Run {
+  if (run.account_id !== accountId) throw new Error(`Run ${run.id} exists under another account.`);
+  return run;
+}
+
 /**
  * POST /v2/runs. The run is written in one transaction with what places
  * it: on an idle machine nobody waits for it takes the machine and starts
@@ -44,8 +52,20 @@ function machineIdOf(body: CreateRunInput, chat: Chat | undefined): string {
  * becomes the chat's newest run (binding the chat to the machine the first
  * time). A run that starts is woken before the transaction, so that no
  * running run is ever without a message (lib/runs/machine-queue.ts).
+ * `options.id` makes the creation idempotent: a creator that derives the id
+ * from its own state (an evaluation's attempt) and asks again, after a crash
+ * or beside a concurrent copy of itself, gets the one run.
  */
-export async function createRun(deps: CreateRunDeps, accountId: string, body: CreateRunInput, now: () => Date = () => new Date()): Promise<Run> {
+export async function createRun(
+  deps: CreateRunDeps,
+  accountId: string,
+  body: CreateRunInput,
+  now: () => Date = () => new Date(),
+  options: { id?: string; concurrency?: number } = {},
+): Promise<Run> {
+  // A run created under a given id (one derived by its creator) exists once: asked again, it is what was made.
+  const existing = options.id === undefined ? undefined : await deps.runs.get(options.id);
+  if (existing) return sameAccount(existing, accountId);
   const harness = await deps.harnesses.get(accountId, body.harness_id);
   if (!harness) throw fieldInvalid('harness_id', 'is not a harness of this account');
   let chat = body.chat_id === undefined ? undefined : await deps.chats.get(accountId, body.chat_id);
@@ -57,7 +77,7 @@ export async function createRun(deps: CreateRunDeps, accountId: string, body: Cr
   if (reason) throw new HarnessNotRunnableError(reason);
 
   const occupancy = machineOccupancy(deps.tableName);
-  const id = newRunId();
+  const id = options.id ?? newRunId();
   let interrupting: Run | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (attempt > 0) {
@@ -100,6 +120,14 @@ export async function createRun(deps: CreateRunDeps, accountId: string, body: Cr
     };
     const events: RunEventData[] = [{ type: 'run.status', data: { status: 'queued' } }];
     const items: TransactItem[] = chat ? [{ Update: chatRunJoin(deps.tableName, chat, machine.id, run.id) }] : [];
+    // Counted in the activity of its creation day exactly when it exists: in its own transaction.
+    items.push(activityUpdate(deps.tableName, accountId, utcDay(at), { runs: 1 }));
+    // A run the account starts holds a slot of its work in progress from creation (queued or not) to its end.
+    const slotAt = options.concurrency === undefined ? -1 : items.length;
+    if (options.concurrency !== undefined) {
+      run.concurrency_slot = true;
+      items.push(acquireSlot(deps.tableName, accountId, options.concurrency));
+    }
     if (idle) {
       events.push({ type: 'run.status', data: { status: 'running' } });
       items.push({ Update: occupancy.takeIdle(accountId, machine.id, run.id) });
@@ -109,10 +137,15 @@ export async function createRun(deps: CreateRunDeps, accountId: string, body: Cr
       run.queue_sk = entry.sk;
       items.push(entry.item, { Update: occupancy.join(accountId, machine.id) });
     }
-    if (await deps.runs.create(run, events, items)) {
+    const created = await deps.runs.createOrRefusal(run, events, items);
+    // The slot's refusal is told from the machine's and chat's races by its own cancellation reason (the run's two puts come first).
+    if (created !== true && slotAt >= 0 && refusedSlot(created, slotAt + 2)) throw concurrencyRefusal(options.concurrency!);
+    if (created === true) {
       if (interrupting) await cancelRun(deps, interrupting);
       return { ...run, event_seq: events.length };
     }
+    const raced = options.id === undefined ? undefined : await deps.runs.get(id);
+    if (raced) return sameAccount(raced, accountId);
   }
   throw new UnavailableError('The machine or chat is changing too fast to place the run now; retry.');
 }

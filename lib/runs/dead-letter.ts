@@ -1,5 +1,4 @@
-import type { LoopDeps } from './agent-loop.js';
-import { afterEnd, endRun } from './cancel-run.js';
+import { afterEnd, type EndDeps, endRun } from './cancel-run.js';
 import { isTerminal } from './model.js';
 import type { RunTask } from './wake.js';
 
@@ -8,7 +7,7 @@ import type { RunTask } from './wake.js';
  * `internal_error` (whatever status it had, so that it releases or leaves
  * its machine) and its machine moves on.
  */
-export async function failDeadLetteredRun(deps: LoopDeps, task: RunTask): Promise<void> {
+export async function failDeadLetteredRun(deps: EndDeps, task: RunTask): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const run = await deps.runs.get(task.run_id);
     if (!run) return;

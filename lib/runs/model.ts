@@ -47,6 +47,9 @@ export interface RunWait {
   call: number;
 }
 
+/** A run's `input` is at most this many bytes of JSON (it is kept on the run item and sent to the model). */
+export const RUN_INPUT_MAX_BYTES = 100_000;
+
 /** `run_`, 9 base-36 digits of creation time, 16 base64url characters (lib/platform/ids.ts). */
 export const RUN_ID = /^run_[0-9a-z]{9}[A-Za-z0-9_-]{16}$/;
 
@@ -94,6 +97,14 @@ export interface Run {
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
+  /**
+   * The part of `usage.cost_micro_usd` extra usage funded (recorded with
+   * each cost, lib/usage), debited from the wallet once when the run ends.
+   * Absent on runs created before metering: 0.
+   */
+  extra_micro_usd?: number;
+  /** The run holds one of the account's slots of work in progress (lib/accounts, concurrency.ts), given back by its end. */
+  concurrency_slot?: boolean;
 }
 
 /** The run as the API shows it (decisions.md, Run). */

@@ -11,7 +11,7 @@ import type { QueueDefinition } from '#platform/queues.js';
  */
 export const runTasksQueue = (size: MachineSize): string => `run-tasks-${size}`;
 
-export const RUNS_QUEUES: readonly QueueDefinition[] = MACHINE_SIZES.map((size) => ({
+const RUN_TASKS_QUEUES: readonly QueueDefinition[] = MACHINE_SIZES.map((size) => ({
   name: runTasksQueue(size),
   worker: 'functions/workers/run-tasks.ts',
   deadLetterWorker: 'functions/workers/run-tasks-dead-letter.ts',
@@ -25,3 +25,25 @@ export const RUNS_QUEUES: readonly QueueDefinition[] = MACHINE_SIZES.map((size) 
   memoryMb: MACHINE_MEMORY_MB[size],
   invokesModels: true,
 }));
+
+/**
+ * `{run_id, account_id, status}` for every run that has ended, at least once
+ * (lib/runs/run-ended.ts). Its worker (functions/workers/run-ended.ts) is
+ * composed of the features that follow runs (evaluations), so runs import
+ * none of them. A message about a run no feature recorded costs its
+ * worker one Query.
+ */
+export const RUN_ENDED_QUEUE = 'run-ended';
+
+const RUN_ENDED: QueueDefinition = {
+  name: RUN_ENDED_QUEUE,
+  worker: 'functions/workers/run-ended.ts',
+  workerTimeoutSeconds: 60,
+  visibilityTimeoutSeconds: 90,
+  maxReceiveCount: 5,
+  batchSize: 10,
+  maxBatchingWindowSeconds: 0,
+  table: 'readwrite',
+};
+
+export const RUNS_QUEUES: readonly QueueDefinition[] = [...RUN_TASKS_QUEUES, RUN_ENDED];

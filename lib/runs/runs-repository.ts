@@ -5,6 +5,7 @@ import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
 import { cancellationReasons, defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import { equalityFilter, guardedSet } from '#platform/table/update-expressions.js';
+import { type UsageMeter, usageMeter } from '#usage/index.js';
 import { type RunEventData, runEventLog } from './events.js';
 import { RUN_ID, type Run, type RunStatus } from './model.js';
 
@@ -35,6 +36,12 @@ export interface RunChange {
   events: RunEventData[];
   /** Other items written in the same transaction. */
   items?: TransactItem[];
+  /**
+   * The usage cost the stored run has, when the `run` given to `change`
+   * carries a newer usage already (a model turn ending the run): the cost
+   * recorded is the rise from this one.
+   */
+  costBefore?: number;
 }
 
 const toRun = (item: Record<string, unknown>): Run => {
@@ -45,7 +52,7 @@ const toRun = (item: Record<string, unknown>): Run => {
 /** A recorded step: a model turn (`call` absent) or one call's result. */
 export type StepItem = Record<string, unknown> & { turn: number; call?: number };
 
-export function runsRepo(table: TableRef = defaultTable()) {
+export function runsRepo(table: TableRef = defaultTable(), meter: Pick<UsageMeter, 'record'> = usageMeter(table)) {
   const { db, tableName } = table;
 
   async function get(runId: string): Promise<Run | undefined> {
@@ -56,14 +63,40 @@ export function runsRepo(table: TableRef = defaultTable()) {
 
   /** Sends a transaction; false when a condition or a concurrent transaction refused it. */
   async function transact(items: TransactItem[]): Promise<boolean> {
+    return (await attempt(items)) === true;
+  }
+
+  /** Sends a transaction; true, or the cancellation when a condition or a concurrent transaction refused it (its reasons tell which item). */
+  async function attempt(items: TransactItem[]): Promise<true | unknown> {
     try {
       await db.send(new TransactWriteCommand({ TransactItems: items }));
       return true;
     } catch (error) {
       const reasons = cancellationReasons(error);
-      if (reasons?.some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict')) return false;
+      if (reasons?.some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict')) return error;
       throw error;
     }
+  }
+
+  /**
+   * A change that raises the run's usage cost (a model turn recorded, machine
+   * time banked) records the increase in the account's usage windows in the
+   * same transaction (lib/usage), and adds its extra-funded part to the
+   * run's `extra_micro_usd`: the run's own condition (its `event_seq`) makes
+   * the cost counted exactly once, however often the change is retried or
+   * its message redelivered. A window opened meanwhile refuses the whole
+   * change, and the caller reads again and retries, as for any race.
+   */
+  async function metered(run: Run, change: RunChange): Promise<RunChange> {
+    const cost = change.set.usage?.cost_micro_usd;
+    const increase = cost === undefined ? 0 : cost - (change.costBefore ?? run.usage.cost_micro_usd);
+    if (increase <= 0) return change;
+    const { item, extraMicroUsd } = await meter.record(run.account_id, increase);
+    return {
+      ...change,
+      set: extraMicroUsd > 0 ? { ...change.set, extra_micro_usd: (run.extra_micro_usd ?? 0) + extraMicroUsd } : change.set,
+      items: [...(change.items ?? []), item],
+    };
   }
 
   return {
@@ -77,7 +110,16 @@ export function runsRepo(table: TableRef = defaultTable()) {
 
     /** Puts a new run with its first events and the items that place it; false when one of their conditions failed. */
     async create(run: Run, events: RunEventData[], items: TransactItem[]): Promise<boolean> {
-      return transact([
+      return (await this.createOrRefusal(run, events, items)) === true;
+    },
+
+    /**
+     * The same put: true, or the cancellation when a condition refused it,
+     * whose reasons tell which item (the run's put and its event page are
+     * items 0 and 1, `items` follow).
+     */
+    async createOrRefusal(run: Run, events: RunEventData[], items: TransactItem[]): Promise<true | unknown> {
+      return attempt([
         {
           Put: {
             TableName: tableName,
@@ -91,7 +133,8 @@ export function runsRepo(table: TableRef = defaultTable()) {
     },
 
     /** Applies a change (see RunChange); the run as changed, or undefined when anything was refused. */
-    async change(run: Run, change: RunChange): Promise<Run | undefined> {
+    async change(run: Run, original: RunChange): Promise<Run | undefined> {
+      const change = await metered(run, original);
       const nextSeq = run.event_seq + change.events.length;
       const guarded = guardedSet({ ...change.set, event_seq: nextSeq }, change.from);
       const names = { ...guarded.names };
@@ -230,7 +273,9 @@ export function runsRepo(table: TableRef = defaultTable()) {
     queueEntryPut(run: Pick<Run, 'id' | 'machine_id' | 'created_at'>, priority: 0 | 1): { item: TransactItem; sk: string } {
       const key = keys.machineQueueEntry(run.machine_id, priority, run.created_at, run.id);
       return {
-        item: { Put: { TableName: tableName, Item: { ...key, entity: 'machine_queue_entry', run_id: run.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        item: {
+          Put: { TableName: tableName, Item: { ...key, entity: 'machine_queue_entry', run_id: run.id }, ConditionExpression: 'attribute_not_exists(pk)' },
+        },
         sk: key.sk,
       };
     },

@@ -1,10 +1,7 @@
 import * as z from 'zod';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '#platform/config/limits.js';
 import { limitParam } from '#platform/http/common-schemas.js';
-import { IF_BUSY, RUN_STATUSES } from './model.js';
-
-/** A run's `input` is at most this many bytes of JSON (it is kept on the run item and sent to the model). */
-export const RUN_INPUT_MAX_BYTES = 100_000;
+import { IF_BUSY, RUN_INPUT_MAX_BYTES, RUN_STATUSES } from './model.js';
 
 export const CreateRunBody = z
   .strictObject({

@@ -7,6 +7,7 @@ import type { TableRef } from '#platform/table/table.js';
 import { type ChatsRepo, chatsRepo } from './chats-repository.js';
 
 export { type Chat, chatRunJoin } from './chats-repository.js';
+
 import { type WorkflowsRepo, workflowsRepo } from './workflows-repository.js';
 
 export type { HttpConfig, NodeType, WorkflowDefinition, WorkflowEdge, WorkflowNode } from './schemas/workflow-definition.js';

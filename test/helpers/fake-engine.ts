@@ -106,6 +106,14 @@ function fakeRequests() {
       Object.assign(request, set);
       return clone(request);
     },
+    /** The DynamoDB repo also counts the request's nodes in the account's daily activity, in the same transaction. */
+    async endRequest(requestId: string, from: readonly RequestStatus[], set: Partial<WorkflowRequest> & { status: RequestStatus }) {
+      count('endRequest');
+      const request = requests.get(requestId);
+      if (!request || !from.includes(request.status)) return undefined;
+      Object.assign(request, set);
+      return clone(request);
+    },
     async appendEvents(requestId: string, data: Array<RequestEvent['data']>) {
       count('appendEvents');
       return data.map((d) => {
@@ -163,6 +171,7 @@ export function fakeEngine(definition: WorkflowDefinition, options: { transform?
         return undefined;
       },
     } as unknown as EngineDeps['interactions'],
+    usage: { check: async () => undefined },
     runtime: {
       runners: {
         transform:

@@ -8,6 +8,7 @@ import { test } from 'vitest';
 import { ROUTES, type RouteDefinition } from '#app/routes.js';
 import type { QueueDefinition } from '#platform/queues.js';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
+import { keys } from '#platform/table/keys.js';
 import { cloudFrontPathPattern, outboundEnvironmentOf, queueUrlEnvName, REPO_ROOT, WorkflowServiceStack, workerEnvironmentOf } from '../../infra/stack.js';
 
 // One synthesis for the whole file (every function is bundled with esbuild).
@@ -70,11 +71,18 @@ const functionOf = (id: string) => {
   return fn;
 };
 /** Every IAM action granted to a function's role (inline policies and attached AWS::IAM::Policy). */
-const actionsOf = (fn: { role?: { node: { defaultChild?: unknown } } }): string[] => {
+interface Statement {
+  Action: string | string[];
+  Effect: string;
+  Condition?: unknown;
+}
+
+/** The Allow statements of a function's role, inline and attached. */
+const statementsOf = (fn: { role?: { node: { defaultChild?: unknown } } }): Statement[] => {
   const roleId = logicalId(fn.role?.node.defaultChild as CfnElement);
-  const actions: string[] = [];
-  const collect = (document: { Statement?: Array<{ Action: string | string[]; Effect: string }> }) => {
-    for (const statement of document.Statement ?? []) if (statement.Effect === 'Allow') actions.push(...[statement.Action].flat());
+  const statements: Statement[] = [];
+  const collect = (document: { Statement?: Statement[] }) => {
+    for (const statement of document.Statement ?? []) if (statement.Effect === 'Allow') statements.push(statement);
   };
   const role = resources()[roleId];
   assert.equal(role?.Type, 'AWS::IAM::Role');
@@ -84,8 +92,9 @@ const actionsOf = (fn: { role?: { node: { defaultChild?: unknown } } }): string[
     if (resource.Type !== 'AWS::IAM::Policy') continue;
     if ((resource.Properties?.Roles ?? []).some((r: { Ref?: string }) => r.Ref === roleId)) collect(resource.Properties!.PolicyDocument);
   }
-  return actions;
+  return statements;
 };
+const actionsOf = (fn: { role?: { node: { defaultChild?: unknown } } }): string[] => statementsOf(fn).flatMap((s) => [s.Action].flat());
 
 test('synthesizes with cdk-nag AwsSolutions: no unacknowledged errors or warnings', () => {
   assert.equal(synthError, undefined, String(synthError));
@@ -226,8 +235,25 @@ test('grants follow route.table exactly', () => {
 
   const readActions = actionsOf(functionOf(read.id));
   for (const action of ['dynamodb:GetItem', 'dynamodb:Query']) assert.ok(readActions.includes(action), `${read.id} may ${action}`);
-  for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
+  for (const action of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
     assert.ok(!readActions.includes(action), `${read.id} (read) may not ${action}`);
+  }
+  // An authenticated read writes its account's rate log, and nothing else: UpdateItem only on items under RATE#;
+  // a public read (no account to count) may not update at all.
+  const rateWrites = (fn: Parameters<typeof statementsOf>[0]) =>
+    statementsOf(fn)
+      .filter((s) => [s.Action].flat().includes('dynamodb:UpdateItem'))
+      .map((s) => ({ action: s.Action, condition: s.Condition }));
+  for (const route of ROUTES.filter((r) => r.table === 'read')) {
+    const fn = route.streaming ? stack.streamFunctions.get(route.id)?.fn : functionOf(route.id);
+    assert.ok(fn, `no function for ${route.id}`);
+    assert.deepEqual(
+      rateWrites(fn),
+      route.auth === 'none'
+        ? []
+        : [{ action: 'dynamodb:UpdateItem', condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${keys.rateLog('').pk}*`] } } }],
+      `${route.id} (read, auth ${route.auth})`,
+    );
   }
   const noneActions = actionsOf(functionOf(none.id));
   assert.deepEqual(
@@ -340,7 +366,10 @@ test('routes marked outbound (the harness tools listing) get the outbound settin
 });
 
 test('a response-streaming function URL per streaming route, each served through CloudFront with the API', () => {
-  assert.deepEqual([...stack.streamFunctions.keys()], STREAM_ROUTES.map((r) => r.id));
+  assert.deepEqual(
+    [...stack.streamFunctions.keys()],
+    STREAM_ROUTES.map((r) => r.id),
+  );
   tpl().resourceCountIs('AWS::Lambda::Url', STREAM_ROUTES.length);
   const distribution = Object.values(resources()).filter((r) => r.Type === 'AWS::CloudFront::Distribution');
   assert.equal(distribution.length, 1);

@@ -107,6 +107,84 @@ describe('operator CLI', () => {
     }
   });
 
+  test('account:show prints the limits in force: the plan’s, with no override', async () => {
+    const id = (await admin('account:create', '--email', email(), '--password', 'password1', '--plan', 'team', '--balance-usd', '3')).json!
+      .account_id as string;
+    const shown = await admin('account:show', '--account-id', id);
+    assert.equal(shown.json?.balance_micro_usd, 3_000_000);
+    assert.deepEqual(shown.json?.limits, {
+      five_hour_allowance_micro_usd: 200_000_000,
+      week_allowance_micro_usd: 1_000_000_000,
+      requests_per_second: 100,
+      burst: 200,
+      concurrency: 50,
+    });
+    assert.deepEqual(shown.json?.overrides, {});
+  });
+
+  test('account:set-limits replaces the plan’s values (USD to microdollars exactly), keeps the others, and --reset returns to the plan’s', async () => {
+    const id = (await admin('account:create', '--email', email(), '--password', 'password1')).json!.account_id as string;
+    const set = await admin('account:set-limits', '--account-id', id, '--five-hour-usd', '0.1', '--week-usd', '12.345678', '--rps', '3');
+    assert.equal(set.code, 0, set.err);
+    assert.deepEqual(set.json?.overrides, { five_hour_allowance: 100_000, week_allowance: 12_345_678, rps: 3 });
+    assert.deepEqual(set.json?.limits, {
+      five_hour_allowance_micro_usd: 100_000,
+      week_allowance_micro_usd: 12_345_678,
+      requests_per_second: 3,
+      burst: 6,
+      concurrency: 10,
+    });
+    const more = await admin('account:set-limits', '--account-id', id, '--concurrency', '2', '--five-hour-usd', '0');
+    assert.deepEqual(more.json?.overrides, { five_hour_allowance: 0, week_allowance: 12_345_678, rps: 3, concurrency: 2 }, 'earlier overrides stay');
+    const shown = await admin('account:show', '--account-id', id);
+    assert.deepEqual(shown.json?.limits, more.json?.limits);
+    assert.equal(shown.json?.balance_micro_usd, 0);
+    const reset = await admin('account:set-limits', '--account-id', id, '--reset');
+    assert.deepEqual(reset.json?.overrides, {});
+    assert.deepEqual(reset.json?.limits, {
+      five_hour_allowance_micro_usd: 20_000_000,
+      week_allowance_micro_usd: 100_000_000,
+      requests_per_second: 20,
+      burst: 40,
+      concurrency: 10,
+    });
+  });
+
+  test('account:extra-usage switches extra usage on and off', async () => {
+    const id = (await admin('account:create', '--email', email(), '--password', 'password1')).json!.account_id as string;
+    assert.equal((await admin('account:extra-usage', '--account-id', id, '--on')).json?.extra_usage, true);
+    assert.equal((await admin('account:show', '--account-id', id)).json?.extra_usage, true);
+    assert.equal((await admin('account:extra-usage', '--account-id', id, '--off')).json?.extra_usage, false);
+    assert.equal((await admin('account:show', '--account-id', id)).json?.extra_usage, false);
+  });
+
+  test('set-limits and extra-usage refuse what they cannot apply exactly, with a sentence and a non-zero exit', async () => {
+    const id = (await admin('account:create', '--email', email(), '--password', 'password1')).json!.account_id as string;
+    const cases: Array<[string[], number, RegExp]> = [
+      [['account:set-limits', '--account-id', id], 2, /at least one of/],
+      [['account:set-limits', '--account-id', id, '--reset', '--rps', '5'], 2, /--reset .* cannot be combined with --rps/],
+      [['account:set-limits', '--account-id', id, '--five-hour-usd', '1.0000001'], 2, /--five-hour-usd .* at most 6 decimals/],
+      [['account:set-limits', '--account-id', id, '--week-usd', '-1'], 2, /--week-usd/],
+      [['account:set-limits', '--account-id', id, '--week-usd', '1e3'], 2, /--week-usd/],
+      [['account:set-limits', '--account-id', id, '--rps', '0'], 2, /--rps must be a whole number from 1 to 1000/],
+      [['account:set-limits', '--account-id', id, '--rps', '2.5'], 2, /--rps/],
+      [['account:set-limits', '--account-id', id, '--rps', '1001'], 2, /--rps/],
+      [['account:set-limits', '--account-id', id, '--concurrency', 'many'], 2, /--concurrency/],
+      [['account:set-limits', '--account-id', randomUUID(), '--rps', '5'], 1, /No account/],
+      [['account:set-limits', '--rps', '5'], 2, /--account-id is required/],
+      [['account:extra-usage', '--account-id', id], 2, /exactly one of --on and --off/],
+      [['account:extra-usage', '--account-id', id, '--on', '--off'], 2, /exactly one of --on and --off/],
+      [['account:extra-usage', '--account-id', randomUUID(), '--on'], 1, /No account/],
+    ];
+    for (const [argv, code, message] of cases) {
+      const result = await admin(...argv);
+      assert.equal(result.code, code, `${argv.join(' ')}: ${result.err}`);
+      assert.match(result.err, message);
+      assert.equal(result.out, '');
+    }
+    assert.deepEqual((await admin('account:show', '--account-id', id)).json?.overrides, {}, 'nothing was changed');
+  });
+
   test('`npm run --silent admin` works as a real process against the table', async () => {
     const child = spawn('npm', ['run', '--silent', 'admin', '--', 'account:create', '--email', email(), '--password', 'password1', '--plan', 'free'], {
       cwd: REPO_ROOT,

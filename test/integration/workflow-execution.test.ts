@@ -4,6 +4,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { QUEUES } from '#app/queues.js';
+import { NODE_TASKS_QUEUE } from '#execution/queues.js';
 import { workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
 import { keys } from '#platform/table/keys.js';
 import { pendingRequest } from '../helpers/pending-request.js';
@@ -36,6 +37,9 @@ const version = (nodes: Node[], edges: Array<{ from: string; to: string; when?: 
 const run = (v: { id: string; entry_node_ids: string[] }, payload: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
   runVersion(api, v, payload, extra);
 const settled = (requestId: string, timeoutMs?: number) => settledTree(api, requestId, timeoutMs);
+
+/** Where a node task is sent by hand, as a redelivery would be. */
+const nodeTasksQueueUrl = () => stack.queues.find((q) => q.definition.name === NODE_TASKS_QUEUE)!.url;
 
 const byName = (tree: Tree, nodes: Node[]) => Object.fromEntries(nodes.map((n) => [n.name, tree.node_executions.find((e) => e.node_id === n.id)!]));
 
@@ -187,7 +191,7 @@ describe('workflow execution on SQS workers', () => {
     await queuesDrained(stack);
     const before = await events();
     for (const n of [a, b, a]) {
-      await sqs.send(new SendMessageCommand({ QueueUrl: stack.queues[0]!.url, MessageBody: JSON.stringify({ request_id: id, node_id: n.id }) }));
+      await sqs.send(new SendMessageCommand({ QueueUrl: nodeTasksQueueUrl(), MessageBody: JSON.stringify({ request_id: id, node_id: n.id }) }));
     }
     // Every duplicate delivered and handled (and none retried or dead-lettered).
     await queuesDrained(stack);
@@ -205,7 +209,7 @@ describe('workflow execution on SQS workers', () => {
     await settled(id);
     await repo.transitionNode(id, a.id, ['completed'], { status: 'in_progress', lease_expires_at: Date.now() - 1, output_data: null });
     await repo.transitionRequest(id, ['completed'], { status: 'in_progress', completed_at: null });
-    await sqs.send(new SendMessageCommand({ QueueUrl: stack.queues[0]!.url, MessageBody: JSON.stringify({ request_id: id, node_id: a.id }) }));
+    await sqs.send(new SendMessageCommand({ QueueUrl: nodeTasksQueueUrl(), MessageBody: JSON.stringify({ request_id: id, node_id: a.id }) }));
     const tree = await settled(id);
     assert.equal(tree.workflow_request.status, 'completed');
     assert.equal(tree.node_executions[0]!.attempt_count, 2);
@@ -217,7 +221,7 @@ describe('workflow execution on SQS workers', () => {
     // Prepare: a request whose version does not exist, so every delivery throws.
     const { id, nodeId, request, node } = pendingRequest(user.accountId);
     await repo.create(request, [node]);
-    await sqs.send(new SendMessageCommand({ QueueUrl: stack.queues[0]!.url, MessageBody: JSON.stringify({ request_id: id, node_id: nodeId }) }));
+    await sqs.send(new SendMessageCommand({ QueueUrl: nodeTasksQueueUrl(), MessageBody: JSON.stringify({ request_id: id, node_id: nodeId }) }));
     const tree = await settled(id, 30_000);
     assert.equal(tree.workflow_request.status, 'failed');
     assert.equal(tree.workflow_request.error?.code, 'delivery_exhausted');

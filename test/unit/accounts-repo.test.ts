@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { accountsRepo } from '#accounts/accounts-repository.js';
-import { transactionsRepo } from '#accounts/transactions-repository.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
 import { cancelled, conditionFailed, mockedDynamoDb } from '../helpers/dynamodb-mock.js';
@@ -39,24 +38,5 @@ describe('accounts', () => {
   test('suspending an unknown account is NotFound', async () => {
     mock.on(UpdateCommand).rejects(conditionFailed());
     await assert.rejects(accountsRepo(table).setSuspended(randomUUID(), true), NotFoundError);
-  });
-});
-
-describe('transactions', () => {
-  test('a credit adds to the balance and records a completed credit atomically', async () => {
-    mock.on(TransactWriteCommand).resolves({});
-    const accountId = randomUUID();
-    const txn = await transactionsRepo(table).credit({ id: 'x', accountId, amountMicroUsd: 5, description: 'd' });
-    assert.equal(txn.type, 'credit');
-    assert.equal(txn.status, 'completed');
-    const items = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
-    assert.equal(items[0]!.Update?.UpdateExpression, 'ADD balance_micro_usd :amount SET updated_at = :now');
-    assert.equal(items[1]!.Put?.Item?.entity, 'transaction');
-    assert.equal(items[1]!.Put?.Item?.type, 'credit');
-  });
-
-  test('a credit to an unknown account is NotFound', async () => {
-    mock.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
-    await assert.rejects(transactionsRepo(table).credit({ id: 'x', accountId: randomUUID(), amountMicroUsd: 5, description: null }), NotFoundError);
   });
 });

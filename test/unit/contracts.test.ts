@@ -36,6 +36,7 @@ describe('endpoint contracts', () => {
       path: '/v2/things/{id}/events',
       entry: 'functions/things/events.ts',
       table: 'read',
+      auth: 'bearer',
       streaming: true,
       sends: true,
       timeoutSeconds: 900,
@@ -50,7 +51,7 @@ describe('endpoint contracts', () => {
       table: 'none',
       undocumented: 'a test',
     });
-    assert.deepEqual(routeOf(plain), { id: 'Things', method: 'POST', path: '/v2/things', entry: 'functions/things/create.ts', table: 'none' });
+    assert.deepEqual(routeOf(plain), { id: 'Things', method: 'POST', path: '/v2/things', entry: 'functions/things/create.ts', table: 'none', auth: 'none' });
   });
 
   test('the route table and the served routes are every feature’s contracts', () => {
@@ -66,6 +67,7 @@ describe('endpoint contracts', () => {
       path: '/v1/workflow-requests/{id}/listen',
       entry: 'functions/workflow-requests/listen.ts',
       table: 'read',
+      auth: 'bearer',
       streaming: true,
       timeoutSeconds: 900,
     });

@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { formatToken } from '#accounts/api-tokens.js';
 import { bearerAuth } from '#accounts/bearer-auth.js';
 import type { TokensRepo } from '#accounts/tokens-repository.js';
+import { limitsInForce } from '#platform/config/plans.js';
 import { NotFoundError } from '#platform/errors.js';
 import { defineEndpoint, defineTag } from '#platform/http/contract.js';
 import { type AuthMiddleware, httpHandler } from '#platform/http/handler.js';
@@ -75,13 +76,17 @@ describe('httpHandler', () => {
         return { token: { id: 'tok_1' }, account: { id: accountId, plan: 'pro', suspended: false } };
       },
     } as unknown as TokensRepo;
-    const handler = httpHandler(BEARER, { auth: bearerAuth(tokens) }, async ({ principal }) => json(200, principal));
+    const admitted: string[] = [];
+    const handler = httpHandler(BEARER, { auth: bearerAuth(tokens, { admit: async (id) => void admitted.push(id) }) }, async ({ principal }) =>
+      json(200, principal),
+    );
     const token = formatToken(accountId);
     for (let i = 0; i < 2; i++) {
       const result = await handler(event({ headers: { authorization: `Bearer ${token}` } }), context());
-      assert.deepEqual(JSON.parse(result.body), { accountId, tokenId: 'tok_1', plan: 'pro' });
+      assert.deepEqual(JSON.parse(result.body), { accountId, tokenId: 'tok_1', plan: 'pro', limits: limitsInForce({ plan: 'pro' }) });
     }
     assert.equal(lookups, 2, 'no cache');
+    assert.deepEqual(admitted, [accountId, accountId], 'every authenticated request is checked against the rate limit');
     const missing = await handler(event(), context());
     assert.equal(missing.statusCode, 401);
     assert.equal(missing.headers['WWW-Authenticate'], 'Bearer realm="workflow-service"');
@@ -157,6 +162,7 @@ describe('mint handler with fake dependencies', () => {
       accounts: { get: async () => ({ id: accountId, plan: 'pro', balance_micro_usd: 2_000_000, suspended: false }) } as never,
       sessions: { get: async () => ({ account_id: accountId, expires_at: '', created_at: '' }) } as never,
       tokens: { create: async (t: unknown) => void created.push(t) } as never,
+      rates: { admit: async () => undefined },
       baseUrl: 'https://svc.example',
     });
     const result = await handler(event({ cookies: ['session=abc'], body: '{"duration_minutes":5}' }), context());

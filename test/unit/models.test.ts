@@ -147,6 +147,28 @@ describe('model providers', () => {
     await assert.rejects(localProvider.complete({ model: 'toString', system: '', messages: [] }), /no model toString/);
   });
 
+  test('openai/<model>: an answer that is not 2xx, or not JSON, is an error naming the status', async () => {
+    const answers = [
+      { status: 429, body: '{"error":{"message":"slow down"}}' },
+      { status: 200, body: 'not json' },
+    ];
+    const server = createServer((req, res) => {
+      const answer = answers.shift()!;
+      req.resume();
+      req.on('end', () => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    process.env.OPENAI_BASE_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/`;
+    try {
+      const request = { model: 'gpt-test', system: '', messages: [{ role: 'user' as const, content: 'hi' }] };
+      await assert.rejects(openaiProvider.complete(request), /answered 429: .*slow down/);
+      await assert.rejects(openaiProvider.complete(request), /answered 200 with a body that is not JSON/);
+    } finally {
+      server.close();
+      delete process.env.OPENAI_BASE_URL;
+    }
+  });
+
   test('openai/<model> sends tools and tool results and reads back the calls asked for', async () => {
     const bodies: Array<Record<string, unknown>> = [];
     const server = createServer((req, res) => {

@@ -13,6 +13,7 @@ import { keys } from '#platform/table/keys.js';
 import { CONTINUE_MARGIN_MS, type LoopContext, type LoopDeps, runLoop } from '#runs/agent-loop.js';
 import { cancelRun, endRun } from '#runs/cancel-run.js';
 import { type CreateRunDeps, createRun } from '#runs/create-run.js';
+import type { UsageFailure } from '#usage/index.js';
 import type { RunEventData } from '#runs/events.js';
 import { keepLease, LEASE_MS, RunStopped, takeLease, WATCH_MS, watched } from '#runs/lease.js';
 import type { Run } from '#runs/model.js';
@@ -171,6 +172,9 @@ function world() {
       applyItems(items);
       return true;
     },
+    async createOrRefusal(run, first, items) {
+      return (await this.create(run, first, items)) || new Error('refused');
+    },
     async change(run: Run, change: RunChange) {
       const stored = runs.get(run.id);
       const allowed =
@@ -224,6 +228,7 @@ function world() {
     list: () => Promise.reject(new Error('not used by the use cases')),
   };
 
+  const money: { unfunded: UsageFailure | undefined; debited: string[] } = { unfunded: undefined, debited: [] };
   const deps: CreateRunDeps & LoopDeps = {
     runs: repo,
     harnesses: { get: async (accountId, id) => (harnesses.get(id)?.account_id === accountId ? clone(harnesses.get(id)) : undefined) },
@@ -264,6 +269,12 @@ function world() {
     async runEnded(run) {
       ended.push(run.id);
     },
+    money: {
+      check: async () => money.unfunded,
+      async settle(run) {
+        if ((run.extra_micro_usd ?? 0) > 0) money.debited.push(run.id);
+      },
+    },
     now: () => NOW,
   };
 
@@ -272,7 +283,7 @@ function world() {
     events.set(run.id, clone(first));
     return run;
   };
-  return { deps, repo, runs, events, steps, queue, machines, harnesses, chats, chatTurns, interactions, resolved, woken, mcpCalls, ended, log, refuse, put };
+  return { deps, repo, runs, events, steps, queue, machines, harnesses, chats, chatTurns, interactions, resolved, woken, mcpCalls, ended, log, refuse, put, money };
 }
 
 const body = (fields: Partial<CreateRunInput> = {}): CreateRunInput => ({

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
 import type { AccountsRepo, AccountWithSecret } from '#accounts/accounts-repository.js';
+import type { RateLimiter } from '#accounts/rate-limiter.js';
 import { accountOfSession, cookieValue, login, logout, sessionCookie } from '#accounts/sessions.js';
 import type { SessionsRepo } from '#accounts/sessions-repository.js';
 import { hashPassword, sha256Hex, verifyPassword } from '#platform/crypto.js';
-import { UnauthorizedError } from '#platform/errors.js';
+import { RateLimitedError, UnauthorizedError } from '#platform/errors.js';
 
 async function fakes() {
   const account: AccountWithSecret = {
@@ -33,7 +34,9 @@ async function fakes() {
     get: async (hash: string) => sessions.get(hash),
     delete: async (hash: string) => void sessions.delete(hash),
   } as unknown as SessionsRepo;
-  return { account, sessions, deps: { accounts, sessions: sessionsRepo } };
+  const admitted: string[] = [];
+  const rates: RateLimiter = { admit: async (accountId) => void admitted.push(accountId) };
+  return { account, sessions, admitted, deps: { accounts, sessions: sessionsRepo, rates } };
 }
 
 describe('passwords', () => {
@@ -70,6 +73,16 @@ describe('sessions', () => {
     await logout(deps, secret);
     await assert.rejects(accountOfSession(deps, secret), UnauthorizedError);
     await assert.rejects(accountOfSession(deps, undefined), UnauthorizedError);
+  });
+
+  test('a session request counts against the account rate limit: admitted, or refused with its 429', async () => {
+    const { deps, account, admitted } = await fakes();
+    const { secret } = await login(deps, account.email, 'right password');
+    await accountOfSession(deps, secret);
+    assert.deepEqual(admitted, [account.id]);
+    const refused = { ...deps, rates: { admit: async () => Promise.reject(new RateLimitedError('past the limit', 2)) } };
+    await assert.rejects(accountOfSession(refused, secret), RateLimitedError);
+    await assert.rejects(accountOfSession(refused, undefined), UnauthorizedError, 'no session: 401 before any rate check');
   });
 
   test('cookie helpers: attributes and lookup in the event cookie list or header', () => {

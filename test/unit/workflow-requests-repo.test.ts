@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, test, vi } from 'vitest';
+import { activityUpdate } from '#billing/index.js';
 import { blockedNode, nodeExecutionId } from '#execution/node-skeleton.js';
 import { EVENT_RETENTION_SECONDS, type NodeExecution, type WorkflowRequest, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
 import { keys } from '#platform/table/keys.js';
@@ -27,24 +27,29 @@ beforeEach(() => mock.reset());
 afterEach(() => vi.useRealTimers());
 
 describe('create', () => {
-  test('puts the request with its index entry only if absent, then every node execution', async () => {
-    mock.on(PutCommand).resolves({});
+  const transactItems = () => mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+
+  test('puts the request with its index entry only if absent, counted in its day, in one transaction; then every node execution', async () => {
+    mock.on(TransactWriteCommand).resolves({});
     mock.on(BatchWriteCommand).resolves({});
     await repo.create(request, [node('a'), node('b')]);
-    const put = mock.commandCalls(PutCommand)[0]!.args[0].input;
-    assert.deepEqual(put.Item, {
+    const [put, activity, ...rest] = transactItems();
+    assert.deepEqual(put!.Put!.Item, {
       ...keys.workflowRequest(requestId),
       ...keys.workflowRequestIndex(accountId, request.created_at, requestId),
       entity: 'workflow_request',
       ...request,
     });
-    assert.equal(put.ConditionExpression, 'attribute_not_exists(pk)');
+    assert.equal(put!.Put!.ConditionExpression, 'attribute_not_exists(pk)');
+    assert.deepEqual(activity, activityUpdate('t', accountId, '2026-01-01', { requests: 1 }));
+    assert.deepEqual(rest, []);
+    assert.equal(mock.commandCalls(PutCommand).length, 0);
     const items = mock.commandCalls(BatchWriteCommand)[0]!.args[0].input.RequestItems!.t!.map((r) => r.PutRequest!.Item);
     assert.deepEqual(items, [nodeItem('a'), nodeItem('b')]);
   });
 
   test('the nodes left unwritten are listed in one skeleton item under the node prefix', async () => {
-    mock.on(PutCommand).resolves({});
+    mock.on(TransactWriteCommand).resolves({});
     mock.on(BatchWriteCommand).resolves({});
     await repo.create({ ...request, workflow_version_id: 'v1' }, [node('a')], [{ node_id: 'b', node_type: 'http', parent_count: 1 }]);
     const items = mock.commandCalls(BatchWriteCommand)[0]!.args[0].input.RequestItems!.t!.map((r) => r.PutRequest!.Item!);
@@ -59,10 +64,49 @@ describe('create', () => {
     assert.deepEqual(items[1], nodeItem('a'));
   });
 
-  test('an existing request id fails the put and writes no node over the existing request', async () => {
-    mock.on(PutCommand).rejects(conditionFailed());
-    await assert.rejects(repo.create(request, [node('a')]), ConditionalCheckFailedException);
+  test('an existing request id cancels the transaction (thrown as it is: not counted, no node written over it)', async () => {
+    const error = cancelled('ConditionalCheckFailed', 'None');
+    mock.on(TransactWriteCommand).rejects(error);
+    await assert.rejects(repo.create(request, [node('a')]), (e) => e === error);
+    assert.equal(mock.commandCalls(TransactWriteCommand).length, 1);
     assert.equal(mock.commandCalls(BatchWriteCommand).length, 0);
+  });
+
+  test('a transaction cancelled only by a concurrent one on the day counter is sent again', async () => {
+    mock.on(TransactWriteCommand).rejectsOnce(cancelled('None', 'TransactionConflict')).resolves({});
+    mock.on(BatchWriteCommand).resolves({});
+    await repo.create(request, [node('a')]);
+    assert.equal(mock.commandCalls(TransactWriteCommand).length, 2);
+  });
+});
+
+describe('endRequest', () => {
+  const stored = { ...keys.workflowRequest(requestId), ...request, status: 'in_progress', node_count: 3 };
+
+  test('ends the request under its status guard and counts its node executions in the day it ends, in one transaction; answers the item as written', async () => {
+    mock
+      .on(GetCommand)
+      .resolvesOnce({ Item: stored })
+      .resolvesOnce({ Item: { ...stored, status: 'completed', completed_at: '2026-01-02T00:00:01.000Z' } });
+    mock.on(TransactWriteCommand).resolves({});
+    const ended = await repo.endRequest(requestId, ['pending', 'in_progress'], { status: 'completed', completed_at: '2026-01-02T00:00:01.000Z' });
+    assert.deepEqual([ended?.status, ended?.completed_at, ended?.node_count], ['completed', '2026-01-02T00:00:01.000Z', 3]);
+    const [update, activity, ...rest] = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    assert.deepEqual(update!.Update!.Key, keys.workflowRequest(requestId));
+    assert.equal(update!.Update!.ConditionExpression, '#status IN (:from0, :from1)');
+    assert.deepEqual(activity, activityUpdate('t', accountId, '2026-01-02', { nodes: 3 }));
+    assert.deepEqual(rest, []);
+    for (const call of mock.commandCalls(GetCommand)) assert.equal(call.args[0].input.ConsistentRead, true);
+  });
+
+  test('a request already ended (read, or by the condition) is undefined and counts nothing', async () => {
+    mock.on(GetCommand).resolves({ Item: { ...stored, status: 'failed' } });
+    assert.equal(await repo.endRequest(requestId, ['in_progress'], { status: 'completed' }), undefined);
+    assert.equal(mock.commandCalls(TransactWriteCommand).length, 0);
+    mock.reset();
+    mock.on(GetCommand).resolves({ Item: stored });
+    mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
+    assert.equal(await repo.endRequest(requestId, ['in_progress'], { status: 'completed' }), undefined);
   });
 });
 

@@ -13,13 +13,10 @@ export const InteractionSchema = z
     response: z.record(z.string(), z.unknown()).nullable(),
     created_at: z.string(),
     resolved_at: z.string().nullable(),
-    expires_at: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          'A run’s interaction can be answered until then (24 hours after it opened, RUN_INTERACTION_TIMEOUT_SECONDS); after it, it is `expired` and its run fails with `timeout`. Null for approval nodes of workflow requests, which wait as long as it takes.',
-      }),
+    expires_at: z.string().nullable().meta({
+      description:
+        'A run’s interaction can be answered until then (24 hours after it opened, RUN_INTERACTION_TIMEOUT_SECONDS); after it, it is `expired` and its run fails with `timeout`. Null for approval nodes of workflow requests, which wait as long as it takes.',
+    }),
   })
   .meta({ id: 'Interaction' });
 

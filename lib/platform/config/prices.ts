@@ -30,6 +30,12 @@ export const PROVIDER_DEFAULT_PRICES: Readonly<Record<string, TokenPrice>> = {
   bedrock: { input_per_million: 3_000_000, output_per_million: 15_000_000 },
 };
 
+/**
+ * The flat fee of one node execution (a node a worker ran, completed or
+ * failed), on top of the tokens an agent node's model used.
+ */
+export const NODE_EXECUTION_FEE_MICRO_USD = 100;
+
 /** Machine time, per second, by size. */
 export const MACHINE_SECOND_MICRO_USD: Readonly<Record<string, number>> = { small: 10, medium: 20, large: 40 };
 
@@ -51,4 +57,9 @@ export function machineCostMicroUsd(size: string, ms: number): number {
   const perSecond = MACHINE_SECOND_MICRO_USD[size];
   if (perSecond === undefined) throw new Error(`No price for machine size ${size}.`);
   return Math.ceil(ms / 1000) * perSecond;
+}
+
+/** The cost of one node execution: the flat fee plus its model's tokens when it called one. */
+export function nodeCostMicroUsd(model?: { model: string; input_tokens: number; output_tokens: number }): number {
+  return NODE_EXECUTION_FEE_MICRO_USD + (model ? tokenCostMicroUsd(model.model, model.input_tokens, model.output_tokens) : 0);
 }

@@ -48,7 +48,8 @@ export type HeadersDoc = Readonly<Record<string, HeaderDoc>>;
  * One documented answer. Below 400: its body is `schema` as `mediaType`
  * (JSON by default), or none. From 400: its body is the contract's error
  * format (a problem document, or `{message}`), so a string, the description,
- * is enough; `schema` is not allowed there.
+ * is enough; a `schema` there states the extension members a problem
+ * document carries (not allowed with `{message}`).
  */
 export type ResponseDoc =
   | string
@@ -65,9 +66,10 @@ export type ResponseDoc =
 
 /**
  * The answers of an endpoint by status. Derived ones need not be stated:
- * 401 (with WWW-Authenticate) and 403 for bearer auth, 400 for a body
- * that is not JSON, not an object or has unknown fields, and 500; a
- * status stated here replaces the derived one.
+ * 401 (with WWW-Authenticate) and 403 for bearer auth, 429 `rate_limited`
+ * (with Retry-After) for any credential, 400 for a body that is not JSON,
+ * not an object or has unknown fields, and 500; a status stated here
+ * replaces the derived one (a stated 429 names `rate_limited` too).
  */
 export type ResponsesDoc = Readonly<Record<number, ResponseDoc>>;
 

@@ -67,8 +67,15 @@ const requestContext = (format: ErrorFormat): HttpMiddleware => {
       request.context.api = { requestId: requestIdOf(request.event, () => crypto.randomUUID()) };
     },
     after: finish,
-    onError: (request) => {
+    onError: async (request) => {
       request.context.api ??= { requestId: requestIdOf(request.event, () => crypto.randomUUID()) };
+      // Past its rate limit, a request is answered 429 whatever else is wrong with it (a GET whose query
+      // fails validation never reached the point where its check is awaited).
+      const refusal = await request.context.api.admission?.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      if (refusal) request.error = refusal as Error;
       if (!(request.error instanceof DomainError)) {
         logger().error('unhandled error', { error: request.error as Error, trace_id: request.context.api.requestId });
       }
@@ -77,6 +84,34 @@ const requestContext = (format: ErrorFormat): HttpMiddleware => {
     },
   };
 };
+
+/**
+ * Whether a route waits for the rate limit check before it runs: every
+ * write (nothing is changed for a request past the limit) and every stream
+ * (nothing is sent). A GET runs beside its check instead (`answerAdmitted`).
+ */
+const admitsFirst = (contract: EndpointContract): boolean => contract.method !== 'GET' || contract.streaming === true;
+
+/** After authentication: a write or a stream waits here for the account's rate limit check (ApiState.admission). */
+const admissionGate = (contract: EndpointContract): HttpMiddleware => ({
+  before: async (request) => {
+    if (admitsFirst(contract)) await request.context.api.admission;
+  },
+});
+
+/**
+ * A GET's answer, given once its rate limit check has resolved: the check's
+ * write and the handler's reads run at the same time, so the check adds no
+ * round trip. Refused, the request is answered 429 and the handler's answer
+ * (a read: nothing changed) is dropped.
+ */
+async function answerAdmitted<R>(admission: Promise<void> | undefined, answer: Promise<R>): Promise<R> {
+  if (!admission) return answer;
+  const [admitted, answered] = await Promise.allSettled([admission, answer]);
+  if (admitted.status === 'rejected') throw admitted.reason;
+  if (answered.status === 'rejected') throw answered.reason;
+  return answered.value;
+}
 
 const validateInput = (contract: EndpointContract): HttpMiddleware => ({
   before: (request) => {
@@ -112,7 +147,7 @@ function authStep(contract: EndpointContract, auth: AuthMiddleware | 'none'): Ht
   return auth === 'none' ? undefined : auth;
 }
 
-/** The stack every route runs: request id → (path) → auth → input validation → `core`. */
+/** The stack every route runs: request id → (path) → auth → (rate limit, for writes and streams) → input validation → `core`. */
 function stack<R>(
   contract: EndpointContract,
   auth: AuthMiddleware | 'none',
@@ -123,14 +158,15 @@ function stack<R>(
   const step = authStep(contract, auth);
   const handler = middy<HttpEvent, R, Error, ApiContext>(core, plugin).use(requestContext(contract.errors ?? 'problem'));
   if (path) handler.use(path);
-  if (step) handler.use(step);
+  if (step) handler.use(step).use(admissionGate(contract));
   return handler.use(validateInput(contract));
 }
 
 /**
  * Builds the Lambda handler of a contract's route: request id → auth →
- * input validation (the contract's query and body) → (idempotency) → `fn`.
- * `fn` only shapes the answer.
+ * the account's rate limit (awaited here by a write; a GET's `fn` runs
+ * beside it) → input validation (the contract's query and body) →
+ * (idempotency) → `fn`. `fn` only shapes the answer.
  */
 export function httpHandler<const C extends EndpointContract>(
   contract: C,
@@ -145,7 +181,7 @@ export function httpHandler<const C extends EndpointContract>(
   const core = async (event: HttpEvent, context: ApiContext): Promise<HttpResult> => {
     const request = apiRequest<BodyOf<C>, QueryOf<C>>(event, context);
     const key = header(event.headers, 'idempotency-key');
-    if (!idempotency || key === undefined) return fn(request);
+    if (!idempotency || key === undefined) return answerAdmitted(context.api.admission, fn(request));
     return idempotency({ accountId: request.principal?.accountId ?? 'anonymous', route: event.routeKey, key, body: context.api.rawBody ?? null }, context, () =>
       fn(request),
     );

@@ -38,6 +38,7 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   conflict: 409,
   gone: 410,
   invalid: 422,
+  too_many_requests: 429,
   internal: 500,
   upstream_failed: 502,
   unavailable: 503,

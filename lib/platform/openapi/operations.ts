@@ -26,6 +26,10 @@ function derivedResponses(contract: Documented): Record<number, ResponseDoc> {
     // From bearer authentication (lib/accounts/bearer-auth.ts): the token is good, the account suspended.
     derived[403] = `The account is suspended${code('forbidden')}.`;
   }
+  if (contract.auth !== 'none') {
+    // The account's rate limit, checked for every authenticated request (lib/accounts/rate-limiter.ts, lib/platform/http/handler.ts).
+    derived[429] = `Past the account's request rate${code('rate_limited')}: its plan's requests per second, in bursts of twice that within 2 seconds; \`Retry-After\` says when to retry.`;
+  }
   return derived;
 }
 
@@ -62,16 +66,24 @@ const answer = (description: string, headers: HeadersDoc | undefined, content: R
 
 /**
  * One answer as the document states it. The headers the stack sends are
- * added: WWW-Authenticate on a 401, Retry-After on an idempotent write's 409
+ * added: WWW-Authenticate on a 401, Retry-After on a 429 and on an idempotent write's 409
  * (a key in flight), Idempotency-Replayed on its successes.
  */
 function responseOf(registry: OpenAPIRegistry, contract: Documented, status: number, doc: ResponseDoc): ResponseConfig {
   const { description, headers, schema, mediaType, components, alternatives } = typeof doc === 'string' ? { description: doc } : doc;
   if (status >= 400) {
-    if (schema) throw new Error(`${contract.id}: a ${status} answers in the contract's error format; it takes no schema.`);
-    const derived = status === 401 ? WWW_AUTHENTICATE : status === 409 && contract.idempotency ? retryAfter('sent with `idempotency_key_in_flight` (`1`)') : {};
+    if (schema && contract.errors === 'message') throw new Error(`${contract.id}: a ${status} answers {message}; it takes no schema.`);
+    const derived =
+      status === 401
+        ? WWW_AUTHENTICATE
+        : status === 429
+          ? retryAfter('sent with every 429, at least `1`')
+          : status === 409 && contract.idempotency
+            ? retryAfter('sent with `idempotency_key_in_flight` (`1`)')
+            : {};
     const [type, body] = contract.errors === 'message' ? ['application/json', MessageSchema] : ['application/problem+json', ProblemSchema];
-    return answer(description, { ...derived, ...headers }, { [type]: { schema: body } });
+    // A stated schema adds members to the problem document (RFC 9457 extension members), as the allowance 429 does.
+    return answer(description, { ...derived, ...headers }, { [type]: { schema: schema ? z.intersection(body, schema) : body } });
   }
   for (const [name, component] of Object.entries(components ?? {})) {
     const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(component, { target: 'draft-2020-12', io: 'output' });

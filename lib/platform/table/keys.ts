@@ -17,11 +17,6 @@ export const keys = {
   /** The account's view of a token, keyed by its public id (list and revoke). */
   accountToken: (accountId: string, tokenId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: `TOKEN#${tokenId}` }),
   accountTokenPrefix: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'TOKEN#' }),
-  transaction: (accountId: string, createdAt: string, transactionId: string): Key => ({
-    pk: `ACCOUNT#${accountId}`,
-    sk: `TXN#${createdAt}#${transactionId}`,
-  }),
-  transactionPrefix: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'TXN#' }),
   /** Powertools idempotency records; the key already carries the scope hash. */
   idempotency: (idempotencyKey: string): Key => ({ pk: idempotencyKey, sk: 'IDEMPOTENCY' }),
   idempotencyPrefix: 'IDEMPOTENCY',
@@ -132,6 +127,80 @@ export const keys = {
     sk: `MSG#${order}`,
   }),
   memoryPrefix: (contextMemoryId: string, agentNodeId: string) => ({ pk: `MEMORY#${contextMemoryId}#${agentNodeId}`, skPrefix: 'MSG#' }),
+
+  // --- Evaluations (lib/evaluations/evaluations-repository.ts) ---------------
+  // An evaluation, its cases and its attempt slots share one partition: the
+  // whole evaluation is one Query. Positions and attempt indexes are
+  // zero-padded so the sort key orders them numerically.
+  /** The head: name, harness, machine, status, counters, results. */
+  evaluation: (evaluationId: string): Key => ({ pk: `EVALUATION#${evaluationId}`, sk: 'EVALUATION' }),
+  evaluationPartition: (evaluationId: string) => `EVALUATION#${evaluationId}`,
+  /** Gsi1 entry of an evaluation's head: an account's evaluations, newest first. */
+  evaluationIndex: (accountId: string, createdAt: string, evaluationId: string) => ({
+    gsi1pk: `ACCOUNT#${accountId}#EVALUATIONS`,
+    gsi1sk: `${createdAt}#${evaluationId}`,
+  }),
+  evaluationIndexPartition: (accountId: string) => `ACCOUNT#${accountId}#EVALUATIONS`,
+  /** A case, by its position in the evaluation (its id is the caller's string, kept in the item and the head). */
+  evaluationCase: (evaluationId: string, position: number): Key => ({ pk: `EVALUATION#${evaluationId}`, sk: `CASE#${String(position).padStart(3, '0')}` }),
+  /** The slot of one attempt `(case, attempt_index)`: put once, so a slot holds one run for ever. */
+  evaluationAttempt: (evaluationId: string, position: number, attemptIndex: number): Key => ({
+    pk: `EVALUATION#${evaluationId}`,
+    sk: `ATTEMPT#${String(position).padStart(3, '0')}#${String(attemptIndex).padStart(3, '0')}`,
+  }),
+  /**
+   * Where a run is recorded as an attempt: one item per evaluation that
+   * recorded it, so the end of a run finds its slots with one Query, and a
+   * run fills at most one slot of an evaluation (the item is put once).
+   */
+  runAttempt: (runId: string, evaluationId: string): Key => ({ pk: `RUNATTEMPT#${runId}`, sk: `EVALUATION#${evaluationId}` }),
+  runAttemptPartition: (runId: string) => `RUNATTEMPT#${runId}`,
+
+  // --- Account events (lib/events/account-events.ts) --------------------------
+  /** One event of the account (`evaluation.completed`, …), in time order: the record outbound webhooks deliver from. */
+  accountEvent: (accountId: string, createdAt: string, eventId: string): Key => ({ pk: `ACCOUNT#${accountId}#EVENTS`, sk: `${createdAt}#${eventId}` }),
+  accountEventPartition: (accountId: string) => `ACCOUNT#${accountId}#EVENTS`,
+
+  // --- Billing: the ledger, its counters, daily activity (lib/billing) --------
+  // All under the account's partition but the id item. Ledger positions
+  // (`seq`: 1, 2, 3… per account, no gaps) are zero-padded so the sort key
+  // orders them numerically; days are UTC `YYYY-MM-DD`.
+  /** A ledger entry (a billing transaction) at its position in the account's ledger. */
+  transaction: (accountId: string, seq: number): Key => ({ pk: `ACCOUNT#${accountId}`, sk: `TXN#${String(seq).padStart(12, '0')}` }),
+  transactionPrefix: 'TXN#',
+  /** A copy of the entry in the stream of its (type, status): a filtered page reads only entries that match. */
+  transactionOfKind: (accountId: string, type: string, status: string, seq: number): Key => ({
+    pk: `ACCOUNT#${accountId}`,
+    sk: `TXNBY#${type}#${status}#${String(seq).padStart(12, '0')}`,
+  }),
+  transactionOfKindPrefix: (type: string, status: string) => `TXNBY#${type}#${status}#`,
+  /** A transaction by its id alone: put once (the idempotency guard), names the account and the position. */
+  transactionId: (transactionId: string): Key => ({ pk: `TXNID#${transactionId}`, sk: 'TXNID' }),
+  /** The ledger's head: the last position, the newest `created_at`, a count per (type, status) over the whole history. */
+  transactionTotals: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'TXNTOTALS' }),
+  /** A count per (type, status) of one UTC day's transactions, with the first and last position of that day. */
+  transactionDay: (accountId: string, day: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: `TXNDAY#${day}` }),
+  transactionDayPrefix: 'TXNDAY#',
+  /** A count per (type, status) of the positions `block*100+1 … block*100+100`: where a filtered page starts. */
+  transactionBlock: (accountId: string, block: number): Key => ({ pk: `ACCOUNT#${accountId}`, sk: `TXNBLOCK#${String(block).padStart(10, '0')}` }),
+  /** One UTC day of the account's activity: cost, requests, node executions, runs. */
+  activityDay: (accountId: string, day: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: `ACTIVITY#${day}` }),
+
+  // --- Rate limits (lib/accounts/rate-limiter.ts, lib/accounts/concurrency.ts) ---
+  /**
+   * The account's request log: when its last `burst` admitted requests were
+   * let in. A partition of its own, so the write every authenticated request
+   * makes does not share the account partition's throughput.
+   */
+  rateLog: (accountId: string): Key => ({ pk: `RATE#${accountId}`, sk: 'RATE' }),
+  /** How many workflow requests and runs of the account are in progress (`in_progress`), raised and lowered in the transactions that start and end them. */
+  inProgress: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'INPROGRESS' }),
+  /**
+   * The account's usage windows (lib/usage): the 5-hour and weekly windows'
+   * start and usage cost, and the extra spend of the month, on one item, so
+   * a check reads one item and a cost writes one.
+   */
+  usageWindows: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'USAGE' }),
 } as const;
 
 /** Epoch seconds, the unit DynamoDB TTL reads. */

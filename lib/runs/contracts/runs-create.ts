@@ -1,4 +1,5 @@
 import { defineEndpoint } from '#platform/http/contract.js';
+import { usageRefusals } from '#usage/index.js';
 import { CreateRunBody } from '../schemas.js';
 import { RUNS_TAG } from './tags.js';
 
@@ -21,10 +22,12 @@ export const RunsCreate = defineEndpoint({
   ].join('\n\n'),
   tags: [RUNS_TAG],
   responses: () =>
-    import('../openapi/runs-responses.js').then(({ RunSchema }) => ({
+    Promise.all([import('../openapi/runs-responses.js'), usageRefusals()]).then(([{ RunSchema }, USAGE_REFUSALS]) => ({
       201: { description: 'The run, `running` or `queued`.', schema: RunSchema },
       400: 'A bad body (`invalid_json`, `invalid_body`, `unknown_field`), or a missing or malformed Idempotency-Key.',
       409: 'The chat’s previous run has not ended and `if_busy` is `reject` (`chat_busy`), or an idempotency conflict.',
       422: 'A field is missing or invalid, or names no harness, machine or chat of the account (`validation_failed`); the harness cannot run here (`harness_not_runnable`).',
+      403: 'A usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD (`insufficient_balance`).',
+      ...USAGE_REFUSALS,
     })),
 });

@@ -25,7 +25,7 @@ export const RunEventSchema = z
       ])
       .meta({
         description:
-          'By `type`: `run.status` {status}, `message` {role, text}, `tool_call`, `tool_result`, `interaction`, `usage` (this step’s tokens and cost).',
+          'By `type`: `run.status` {status}, `message` {role, text}, `tool_call`, `tool_result`, `interaction`, `usage` (after each model turn: the run’s usage so far, its tokens and cost with machine time, as `usage` on the run).',
       }),
   })
   .meta({ id: 'RunEvent' });

@@ -1,0 +1,28 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { sqsClient } from '#platform/aws/clients.js';
+import { queueUrlVariable } from '#platform/queues.js';
+import type { Run, RunStatus } from './model.js';
+import { RUN_ENDED_QUEUE } from './queues.js';
+
+/**
+ * What the runs feature tells others when a run has ended, without knowing
+ * who listens (the evaluations record the outcome of their attempts; runs
+ * import no feature that uses them). Sent by `afterEnd`
+ * (lib/runs/cancel-run.ts) after the run's end is committed, and again
+ * whenever `afterEnd` is repeated (a redelivered run task), so a consumer
+ * sees every end at least once and must be idempotent.
+ */
+export interface RunEnded {
+  run_id: string;
+  account_id: string;
+  status: Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
+}
+
+export type NotifyRunEnded = (run: Pick<Run, 'id' | 'account_id' | 'status'>) => Promise<void>;
+
+export const notifyRunEnded: NotifyRunEnded = async (run) => {
+  const queueUrl = process.env[queueUrlVariable(RUN_ENDED_QUEUE)];
+  if (!queueUrl) throw new Error(`${queueUrlVariable(RUN_ENDED_QUEUE)} is not set`);
+  const message: RunEnded = { run_id: run.id, account_id: run.account_id, status: run.status as RunEnded['status'] };
+  await sqsClient().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
+};
