@@ -161,8 +161,8 @@ export interface EvaluationsResults {
   times: TimeRow[];
   /** Per repetition (timed ones), the evaluation's total ÷ the client's. */
   repRatios: number[];
-  /** Messages sent to the evaluation-runs queue per evaluation (more than one: its task came before the evaluation existed, or continued). */
-  tasksPerEvaluation: { median: number; max: number };
+  /** Messages sent to the evaluation-runs queue per evaluation (more than one: its task came before the evaluation existed, or continued), and the evaluations with more than one. */
+  tasksPerEvaluation: { median: number; max: number; retried: number; of: number };
   rows: PerAttemptRow[];
   perAttempt: { evaluation: UsdPerAttempt; client: UsdPerAttempt };
   units: { evaluation: Record<PerAttemptRow['kind'], number>; client: Record<PerAttemptRow['kind'], number> };
@@ -258,7 +258,7 @@ export async function measureEvaluations(b: EngineStack, reps: number, versions:
         return { key, evaluation: e, client: c, ratio: e.median / c.median };
       }),
       repRatios: evaluationTimes.map((t, i) => t.total / clientTimes[i]!.total),
-      tasksPerEvaluation: { median: median(tasks), max: Math.max(...tasks) },
+      tasksPerEvaluation: { median: median(tasks), max: Math.max(...tasks), retried: tasks.filter((n) => n > 1).length, of: tasks.length },
       ...perAttempt(b, costed.evaluations, costed.clients),
       prices: PRICES,
       workerErrors: [...new Set(b.workerErrors.slice(errors0))].slice(0, 5),
@@ -329,45 +329,101 @@ function perAttempt(b: EngineStack, evaluations: BatchObservation[], clients: Ba
   };
 }
 
-/** What a call an evaluation makes is for, by its purpose (bench/support/call-purpose.ts) or SQS queue. */
-const NOTES: ReadonlyArray<[RegExp, string]> = [
+/**
+ * Where a difference per attempt comes from: the evaluation's own calls, or
+ * the rest (what a client's POST /v2/runs does that the evaluation-runs
+ * worker's creation does not, and the runs placed otherwise).
+ */
+type Source = 'evaluation' | 'other';
+
+/** What a call is for, by its purpose (bench/support/call-purpose.ts) or SQS queue, and whether it is the evaluation's own; the rest are the runs'. */
+const NOTES: ReadonlyArray<[RegExp, Source, string]> = [
   [
     /^record a slot/,
+    'evaluation',
     'The slot, the run’s lookup item and the head’s `recorded_attempts`, put once in one transaction by the evaluation-runs worker before it creates the run (lib/evaluations/start-runs.ts).',
   ],
-  [/^recordOutcome/, 'The run-ended consumer records the attempt’s outcome on its slot and raises the head’s `ended_attempts`, once, in one transaction.'],
   [
-    /^create evaluation/,
-    'The head and its 10 cases in one transaction, once per evaluation (a thirtieth per attempt); with the idempotency record, authentication and rate limit of its one POST.',
+    /^recordOutcome/,
+    'evaluation',
+    'The run-ended consumer records the attempt’s outcome on its slot and raises the head’s `ended_attempts`, once, in one transaction.',
   ],
-  [/^finish evaluation/, 'The completion: the head to `completed` with its results and the `evaluation.completed` account event, once per evaluation.'],
+  [/^create evaluation/, 'evaluation', 'The head and its 10 cases in one transaction, once per evaluation (a thirtieth per attempt).'],
+  [
+    /^finish evaluation/,
+    'evaluation',
+    'The completion: the head to `completed` with its results and the `evaluation.completed` account event, once per evaluation.',
+  ],
   [
     /^whole/,
+    'evaluation',
     'The whole evaluation (head, cases, slots): read by the evaluation-runs worker when its task comes and by the completion, once each per evaluation.',
   ],
-  [/^get evaluation/, 'The head: the consumer reads it after every outcome to see whether the last run has ended (completeIfDone).'],
-  [/^caseAt|^attempt \(GetItem/, 'The consumer reads the case (its check) and the slot of the ended run.'],
-  [/^runAttempts/, 'The consumer looks the ended run up (one Query for every run, an evaluation’s or not: section 5.2’s floor).'],
+  [/^get evaluation/, 'evaluation', 'The head: the consumer reads it after every outcome to see whether the last run has ended (completeIfDone).'],
+  [/^caseAt|^attempt \(GetItem/, 'evaluation', 'The consumer reads the case (its check) and the slot of the ended run.'],
   [
     /^get run \(GetItem\)/,
-    'The consumer reads the ended run (its output), and the worker’s createRun looks for the run under its derived id before creating it; a run task reads it too.',
-  ],
-  [
-    /bearer authentication|^rate limit|^idempotency/,
-    'Each client POST; an evaluation’s runs are created without one, its single POST is a thirtieth per attempt.',
+    'evaluation',
+    'A run task reads its run on either side; an evaluation’s consumer also reads the ended run (its output), and its worker’s createRun looks for the run under its derived id before creating it.',
   ],
   [
     /\(evaluation-runs/,
+    'evaluation',
     'The evaluation-runs task: sent at creation, received and deleted by its worker, once per evaluation unless it came before the evaluation existed.',
   ],
-  [/\(run-ended/, 'Every run’s end notice (section 5.2’s floor): an evaluation’s runs and a client’s alike.'],
+  [
+    /bearer authentication|^rate limit|^idempotency/,
+    'other',
+    'Each client POST; an evaluation’s runs are created without one, and its own POST is a thirtieth per attempt.',
+  ],
+  [
+    /^GetItem (account|usage windows)$/,
+    'other',
+    'Read at a run’s end (its usage) on either side; a client’s POST /v2/runs reads both again to admit the run’s usage (lib/usage), which the evaluation-runs worker creates its runs without.',
+  ],
+  [/^runAttempts/, 'other', 'The consumer looks the ended run up (one Query for every run, an evaluation’s or not: section 5.2’s floor).'],
+  [/\(run-ended/, 'other', 'Every run’s end notice (section 5.2’s floor): an evaluation’s runs and a client’s alike.'],
 ];
 
+const sourceOf = (r: PerAttemptRow): Source => NOTES.find(([pattern]) => pattern.test(r.what))?.[1] ?? 'other';
+
+/** The difference per attempt in USD, by where it comes from. */
+function differenceBySource(r: EvaluationsResults): Record<Source, number> {
+  const price = { write: r.prices.dynamodbWriteRequestUnit, read: r.prices.dynamodbReadRequestUnit, sqs: r.prices.sqsRequest };
+  const by: Record<Source, number> = { evaluation: 0, other: 0 };
+  for (const row of r.rows) by[sourceOf(row)] += (row.evaluation.units - row.client.units) * price[row.kind];
+  return by;
+}
+
+/** A run that takes a slot of the account's work in progress writes its counter in its creation's and its end's transactions (lib/accounts/concurrency.ts). */
+const takesSlot = (variants: Record<string, number>) => Object.keys(variants).some((items) => items.includes('work in progress'));
+
 const noteOf = (r: PerAttemptRow): string => {
-  const note = NOTES.find(([pattern]) => pattern.test(r.what))?.[1];
+  const note = NOTES.find(([pattern]) => pattern.test(r.what))?.[2];
   if (note) return note;
-  return Math.abs(r.evaluation.units - r.client.units) < 0.005 ? 'The run itself, the same either way.' : 'The run itself.';
+  const same = Math.abs(r.evaluation.units - r.client.units) < 0.005;
+  const slot =
+    takesSlot(r.client.variants) === takesSlot(r.evaluation.variants)
+      ? ''
+      : ` ${takesSlot(r.client.variants) ? 'A client’s run' : 'An evaluation’s run'} takes a slot of the account’s work in progress (its counter in the creation’s and the end’s transaction), ${takesSlot(r.client.variants) ? 'an evaluation’s' : 'a client’s'} does not.`;
+  return `${same ? 'The run itself, the same either way.' : 'The run itself.'}${slot}`;
 };
+
+/** The call as a cell: a transaction with its items when both sides wrote the same, else its function, each side's items following in `items`. */
+function callCell(r: PerAttemptRow): { call: string; items: string } {
+  const e = Object.keys(r.evaluation.variants);
+  const c = Object.keys(r.client.variants);
+  if (e.length + c.length === 0) return { call: r.what, items: '' };
+  const only = e[0] ?? c[0]!;
+  if (e.length <= 1 && c.length <= 1 && (e[0] ?? only) === (c[0] ?? only)) {
+    return { call: r.what.replace(': TransactWriteItems', `: TransactWriteItems (${only})`), items: '' };
+  }
+  const list = (variants: Record<string, number>) =>
+    Object.entries(variants)
+      .map(([items, n]) => `${items} ×${num(n)}`)
+      .join('; ') || 'none';
+  return { call: r.what, items: ` Items per attempt: evaluation ${list(r.evaluation.variants)}; client ${list(r.client.variants)}.` };
+}
 
 const perMillion = (usdPerAttempt: number) => usd(usdPerAttempt * 1e6);
 const signed = (n: number, digits = 2) => `${n >= 0 ? '+' : '−'}${num(Math.abs(n), digits)}`;
@@ -379,16 +435,27 @@ const TIME_LABELS: Record<TimeKey, string> = {
   toFirstRun: 'The POST → the first run’s `created_at`',
   runs: 'The first run’s `created_at` → the last run’s `completed_at`',
   tail: 'The last run’s `completed_at` → the evaluation’s `completed_at`',
-  machineIdle: `The machine idle between runs (each \`started_at\` minus the run before’s \`completed_at\`, summed over ${ATTEMPTS - 1})`,
+  machineIdle: `The machine between runs: each run’s \`started_at\` minus the \`completed_at\` of the run before it, summed over ${ATTEMPTS - 1} (the hand-on, or a run not created yet)`,
   posts: `The POSTs, the first sent → the last answered (1 against ${ATTEMPTS})`,
 };
 
 const total = (r: EvaluationsResults) => r.times.find((t) => t.key === 'total')!;
+/** Requests per attempt (evaluation) or run (client) of the given kinds. */
+const callsOf = (r: EvaluationsResults, side: 'evaluation' | 'client', kinds: ReadonlyArray<PerAttemptRow['kind']>): number =>
+  sum(r.rows.filter((row) => kinds.includes(row.kind)).map((row) => row[side].calls));
+
 const added = (r: EvaluationsResults) => r.perAttempt.evaluation.total - r.perAttempt.client.total;
+
+/** The difference per million attempts by where it comes from, in words. */
+const split = (r: EvaluationsResults): string => {
+  const by = differenceBySource(r);
+  return `the evaluation's own calls (the slot and the run's lookup item, the outcome, the consumer's reads, the task and its worker, creation and completion) are ${signedUsd(by.evaluation)}; the rest, ${signedUsd(by.other)}, is what a client's POST /v2/runs does that the evaluation's runs are created without (authentication, rate limit, idempotency record, usage admission, a slot of work in progress) and where the runs were placed (queued, or started at once on an idle machine)`;
+};
 
 export function renderEvaluationsSection(r: EvaluationsResults, section: number, runCost?: RunCostResult): string[] {
   const { lines, out } = lineWriter();
   const t = total(r);
+  const runsRow = r.times.find((row) => row.key === 'runs')!;
   const ratios = [Math.min(...r.repRatios), Math.max(...r.repRatios)];
   out(`## ${section}. Evaluations: a \`run: true\` evaluation against the same runs made by a client`);
   out();
@@ -399,7 +466,7 @@ export function renderEvaluationsSection(r: EvaluationsResults, section: number,
   out(`### ${section}.1 Time from creation to \`completed\``);
   out();
   out(
-    `**The evaluation took ${ms(t.evaluation.median)} (median) from its POST to \`completed\`, ${times(t.ratio)} the ${ms(t.client.median)} from a client's first POST to the end of the last of the same ${ATTEMPTS} runs (${r.reps} of each, alternating; per repetition ${times(ratios[0]!)} to ${times(ratios[1]!)}).**`,
+    `**The evaluation took ${ms(t.evaluation.median)} (median) from its POST to \`completed\`, ${times(t.ratio)} the ${ms(t.client.median)} from a client's first POST to the end of the last of the same ${ATTEMPTS} runs (${r.reps} of each, alternating; per repetition ${times(ratios[0]!)} to ${times(ratios[1]!)}).**${r.tasksPerEvaluation.retried ? ` ${r.tasksPerEvaluation.retried} of the ${r.tasksPerEvaluation.of} evaluations measured waited a second before their first run, their task having come before they existed (below).` : ''}`,
   );
   out();
   out('| From → to | Evaluation median | min | max | Client’s 30 runs median | min | max | Median, evaluation ÷ client |');
@@ -412,7 +479,7 @@ export function renderEvaluationsSection(r: EvaluationsResults, section: number,
   }
   out();
   out(
-    `**How measured.** One unrecorded warm-up of each kind (every case, one attempt each), then ${r.reps} evaluations and ${r.reps} batches of client runs, alternating which goes first, each watched until it had ended and the service had gone quiet (${QUIET_MS} ms without a call but empty long polls), so the next starts on an idle machine. Times are server timestamps (run items, the evaluation's head) minus \`Date.now()\` just before the (first) POST; the handlers and pollers run in the bench's process, so all are on one clock. The runs of both queue on the one machine and run one at a time, so most of either figure is ${ATTEMPTS} runs of \`local/echo\` in a row; an evaluation adds the hop to its evaluation-runs worker before the first run and, after the last, the run-ended notice and its consumer, which records the outcome and completes the evaluation (lib/evaluations/outcomes.ts). The evaluation-runs queue got median ${num(r.tasksPerEvaluation.median, 0)}, max ${r.tasksPerEvaluation.max} messages per evaluation (its task is sent before the creation's transaction; a worker that finds no evaluation yet looks again a second later, lib/evaluations/start-runs.ts). The account's request rate and work in progress were raised to 100 for the section (\`account:set-limits\`, reset after), since the client's POSTs go back to back and its 30 runs exist at once. Absolute times are this machine's, against DynamoDB Local and fauxqs, with one poller per queue; the ratio is the claim.`,
+    `**How measured.** One unrecorded warm-up of each kind (every case, one attempt each), then ${r.reps} evaluations and ${r.reps} batches of client runs, alternating which goes first, each watched until it had ended and the service had gone quiet (${QUIET_MS} ms without a call but empty long polls), so the next starts on an idle machine. Times are server timestamps (run items, the evaluation's head) minus \`Date.now()\` just before the (first) POST; the handlers and pollers run in the bench's process, so all are on one clock. The runs of both queue on the one machine and run one at a time, so most of either figure is ${ATTEMPTS} runs of \`local/echo\` in a row; an evaluation adds the hop to its evaluation-runs worker before the first run and, after the last, the run-ended notice and its consumer, which records the outcome and completes the evaluation (lib/evaluations/outcomes.ts). Its runs themselves took ${times(runsRow.ratio)} the client's from the first created to the last ended: the worker's creations and the consumer's calls after every run's end run beside them, in the same process and against the same DynamoDB Local. The evaluation's task is sent before its creation's transaction, and a worker that finds no evaluation yet asks again in a message delayed by a second (lib/evaluations/start-runs.ts): ${r.tasksPerEvaluation.retried} of ${r.tasksPerEvaluation.of} evaluations here (the costed ones included) got their task before they existed, and those waited that second before their first run (the POST → first run row; max ${r.tasksPerEvaluation.max} messages per evaluation). The account's request rate and work in progress were raised to 100 for the section (\`account:set-limits\`, reset after), since the client's POSTs go back to back and its 30 runs exist at once. Absolute times are this machine's, against DynamoDB Local and fauxqs, with one poller per queue; the ratio is the claim.`,
   );
   out();
 
@@ -421,18 +488,19 @@ export function renderEvaluationsSection(r: EvaluationsResults, section: number,
   out(`### ${section}.2 DynamoDB and SQS requests per attempt`);
   out();
   out(
-    `**An attempt of the evaluation: ${perMillion(e.total)} per million attempts in DynamoDB and SQS requests at AWS list prices, against ${perMillion(c.total)} per million for a run its client creates: the evaluation adds ${signedUsd(added(r))} per million attempts (${times(e.total / c.total)})${runCost ? `; section 5.2's cost-script run is ${perMillion(runCost.perRun.total)} per million` : ''}.**`,
+    `**An attempt of the evaluation: ${perMillion(e.total)} per million attempts in DynamoDB and SQS requests at AWS list prices, against ${perMillion(c.total)} per million for a run its client creates (${times(e.total / c.total)}). Of the ${signedUsd(added(r))} difference, ${split(r)}.**${runCost ? ` For scale, section 5.2's cost-script run is ${perMillion(runCost.perRun.total)} per million: the evaluation's own calls are ${num((100 * differenceBySource(r).evaluation) / runCost.perRun.total, 0)} % of it.` : ''}`,
   );
   out();
-  out('| Per attempt (evaluation) or run (client) | DynamoDB writes | DynamoDB reads | SQS | **USD per million** |');
-  out('|---|---:|---:|---:|---:|');
+  out('| Per attempt (evaluation) or run (client) | DynamoDB requests | DynamoDB writes | DynamoDB reads | SQS requests (billed) | **USD per million** |');
+  out('|---|---:|---:|---:|---:|---:|');
   const u = r.units;
+  const calls = (side: 'evaluation' | 'client', kinds: ReadonlyArray<PerAttemptRow['kind']>) => callsOf(r, side, kinds);
+  const line = (name: string, side: 'evaluation' | 'client', usdPerAttempt: number) =>
+    `| ${name} | ${num(calls(side, ['write', 'read']))} | ${num(u[side].write)} WRU | ${num(u[side].read)} RRU | ${num(calls(side, ['sqs']))} (${num(u[side].sqs)}) | **${perMillion(usdPerAttempt)}** |`;
+  out(line('Evaluation, per attempt', 'evaluation', e.total));
+  out(line('Client’s runs, per run', 'client', c.total));
   out(
-    `| Evaluation, per attempt | ${num(u.evaluation.write)} WRU | ${num(u.evaluation.read)} RRU | ${num(u.evaluation.sqs)} requests | **${perMillion(e.total)}** |`,
-  );
-  out(`| Client’s runs, per run | ${num(u.client.write)} WRU | ${num(u.client.read)} RRU | ${num(u.client.sqs)} requests | **${perMillion(c.total)}** |`);
-  out(
-    `| Difference | ${signed(u.evaluation.write - u.client.write)} WRU | ${signed(u.evaluation.read - u.client.read)} RRU | ${signed(u.evaluation.sqs - u.client.sqs)} requests | **${signedUsd(added(r))}** |`,
+    `| Difference | ${signed(calls('evaluation', ['write', 'read']) - calls('client', ['write', 'read']))} | ${signed(u.evaluation.write - u.client.write)} WRU | ${signed(u.evaluation.read - u.client.read)} RRU | ${signed(calls('evaluation', ['sqs']) - calls('client', ['sqs']))} (${signed(u.evaluation.sqs - u.client.sqs)}) | **${signedUsd(added(r))}** |`,
   );
   out();
   out('By purpose, per attempt and per run (units: WRU, RRU or billed SQS requests):');
@@ -440,8 +508,9 @@ export function renderEvaluationsSection(r: EvaluationsResults, section: number,
   out('| Call (function and items) | Kind | Evaluation: calls / units | Client: calls / units | Difference, units | What it is |');
   out('|---|---|---:|---:|---:|---|');
   for (const row of r.rows) {
+    const { call, items } = callCell(row);
     out(
-      `| ${row.what} | ${KIND[row.kind]} | ${num(row.evaluation.calls)} / ${num(row.evaluation.units)} | ${num(row.client.calls)} / ${num(row.client.units)} | ${signed(row.evaluation.units - row.client.units)} | ${noteOf(row)} |`,
+      `| ${call} | ${KIND[row.kind]} | ${num(row.evaluation.calls)} / ${num(row.evaluation.units)} | ${num(row.client.calls)} / ${num(row.client.units)} | ${signed(row.evaluation.units - row.client.units)} | ${noteOf(row)}${items} |`,
     );
   }
   out();
@@ -450,7 +519,7 @@ export function renderEvaluationsSection(r: EvaluationsResults, section: number,
       .map(([name, n]) => `${num(n)} ${name}`)
       .join(', ');
   out(
-    `**How measured.** ${r.costReps} evaluations and ${r.costReps} batches of client runs after the timed ones, alternating, each counted from its first POST until it had ended and the service had gone quiet, so creation, every run, every end notice and its consumer, and the completion fall inside its window; the totals are divided by ${ATTEMPTS} attempts or runs. DynamoDB and SQS are counted and billed as in sections 4.1 and 5.2 (the proxies; transactions and failed conditions sized from the items, read on the side; SQS one request per started 64 KB); calls are named by bench/support/call-purpose.ts from their keys. Both sides make the same runs, so the difference is the evaluation's: the slot and the run's lookup item, the outcome, the consumer's reads, the evaluation-runs task and worker, creation and completion (a thirtieth each per attempt), less the authentication, rate limit and idempotency record of a client's POST per run. The run-ended notice and its consumer's one Query are every run's (section 5.2's floor), so they appear on both sides. Not in the figure, for context: Lambda invocations per attempt ${lambda(r.lambda.evaluation)}, per client run ${lambda(r.lambda.client)}; the empty long polls (${num(r.emptyReceives.evaluation)} per attempt, ${num(r.emptyReceives.client)} per run in the windows) are a fixed cost per queue (section 4.1). Prices as in section 4.1 (${r.prices.region}, list, as of ${r.prices.asOf}): DynamoDB on-demand ${perMillionPrice(r.prices.dynamodbWriteRequestUnit)} per million WRU and ${perMillionPrice(r.prices.dynamodbReadRequestUnit)} per million RRU; SQS ${perMillionPrice(r.prices.sqsRequest)} per million requests.`,
+    `**How measured.** ${r.costReps} evaluations and ${r.costReps} batches of client runs after the timed ones, alternating, each counted from its first POST until it had ended and the service had gone quiet, so creation, every run, every end notice and its consumer, and the completion fall inside its window; the totals are divided by ${ATTEMPTS} attempts or runs. DynamoDB and SQS are counted and billed as in sections 4.1 and 5.2 (the proxies; transactions and failed conditions sized from the items, read on the side; SQS one request per started 64 KB); calls are named by bench/support/call-purpose.ts from their keys. Both sides make the same runs from the same inputs on the same machine; a row differs for one of three reasons: it is the evaluation's own (the slot and the run's lookup item, the outcome, the consumer's reads, the evaluation-runs task and worker, creation and completion, a thirtieth each per attempt), it is the client's POST per run (authentication, rate limit, idempotency record), or the runs wrote otherwise (a run created on an idle machine starts at once and is never queued; a run may take a slot of the account's work in progress). A transaction's row is its function; where the two sides wrote different items, the items follow its note. The run-ended notice and its consumer's one Query are every run's (section 5.2's floor), so they appear on both sides. Not in the figure, for context: Lambda invocations per attempt ${lambda(r.lambda.evaluation)}, per client run ${lambda(r.lambda.client)}; the empty long polls (${num(r.emptyReceives.evaluation)} per attempt, ${num(r.emptyReceives.client)} per run in the windows) are a fixed cost per queue (section 4.1). Prices as in section 4.1 (${r.prices.region}, list, as of ${r.prices.asOf}): DynamoDB on-demand ${perMillionPrice(r.prices.dynamodbWriteRequestUnit)} per million WRU and ${perMillionPrice(r.prices.dynamodbReadRequestUnit)} per million RRU; SQS ${perMillionPrice(r.prices.sqsRequest)} per million requests.`,
   );
   out();
   return lines;
@@ -460,9 +529,11 @@ export const evaluationsSummaryLines = (r: EvaluationsResults, runCost?: RunCost
   const t = total(r);
   const e = r.perAttempt.evaluation;
   const c = r.perAttempt.client;
+  const by = differenceBySource(r);
+  const waited = r.tasksPerEvaluation.retried;
   return [
-    `A \`run: true\` evaluation of ${r.cases} cases × ${r.attemptsPerCase} attempts on \`local/echo\`, POST → \`completed\` (median of ${r.reps}): ${ms(t.evaluation.median)} against ${ms(t.client.median)} for the same ${ATTEMPTS} runs POSTed one after another by a client on the same machine = ${times(t.ratio)}`,
-    `DynamoDB and SQS requests per attempt of that evaluation: ${perMillion(e.total)} per million attempts (writes ${perMillion(e.dynamodbWrites)}, reads ${perMillion(e.dynamodbReads)}, SQS ${perMillion(e.sqs)}) against ${perMillion(c.total)} per client-created run: the evaluation adds ${signedUsd(added(r))} per million attempts${runCost ? ` (section 5.2's cost-script run: ${perMillion(runCost.perRun.total)})` : ''}`,
+    `A \`run: true\` evaluation of ${r.cases} cases × ${r.attemptsPerCase} attempts on \`local/echo\`, POST → \`completed\` (median of ${r.reps}, alternating): ${ms(t.evaluation.median)} against ${ms(t.client.median)} for the same ${ATTEMPTS} runs POSTed one after another by a client on the same machine = ${times(t.ratio)}${waited ? `; ${waited} of ${r.tasksPerEvaluation.of} evaluations waited a second before their first run, their task having come before they existed` : ''}`,
+    `DynamoDB and SQS requests per attempt of that evaluation: ${perMillion(e.total)} per million attempts against ${perMillion(c.total)} per client-created run (${signedUsd(added(r))}): its own calls (the slot and lookup item, the outcome, the consumer's reads, the task, creation and completion) add ${signedUsd(by.evaluation)}, and its runs are created without what a client's POST does (${signedUsd(by.other)} with the runs' placement)${runCost ? `; section 5.2's cost-script run: ${perMillion(runCost.perRun.total)}` : ''}`,
   ];
 };
 
@@ -474,8 +545,8 @@ export const evaluationsConsoleLines = (r: EvaluationsResults): string[] => {
       (row) =>
         `  ${row.key.padEnd(12)} evaluation ${ms(row.evaluation.median).padStart(10)}   client ${ms(row.client.median).padStart(10)}${row.key === 'tail' ? '' : `   ratio ${times(row.ratio)}`}`,
     ),
-    `  POST → completed ratio ${times(t.ratio)} (per repetition ${r.repRatios.map((x) => times(x)).join(', ')}); evaluation-runs messages per evaluation median ${num(r.tasksPerEvaluation.median, 0)}, max ${r.tasksPerEvaluation.max}`,
-    `Requests per attempt, per million: evaluation ${perMillion(r.perAttempt.evaluation.total)}, client run ${perMillion(r.perAttempt.client.total)}, added ${signedUsd(added(r))}`,
+    `  POST → completed ratio ${times(t.ratio)} (per repetition ${r.repRatios.map((x) => times(x)).join(', ')}); ${r.tasksPerEvaluation.retried} of ${r.tasksPerEvaluation.of} evaluations got their task before they existed (a second's wait)`,
+    `Requests per attempt (evaluation) and per run (client): DynamoDB ${num(callsOf(r, 'evaluation', ['write', 'read']))} against ${num(callsOf(r, 'client', ['write', 'read']))}, SQS ${num(callsOf(r, 'evaluation', ['sqs']))} against ${num(callsOf(r, 'client', ['sqs']))}; per million: evaluation ${perMillion(r.perAttempt.evaluation.total)}, client run ${perMillion(r.perAttempt.client.total)}, ${signedUsd(added(r))}: ${split(r)}`,
     ...r.rows
       .filter((row) => Math.abs(row.evaluation.units - row.client.units) >= 0.005)
       .map((row) => `  ${signed(row.evaluation.units - row.client.units).padStart(6)} ${row.kind.padEnd(5)} ${row.what}`),

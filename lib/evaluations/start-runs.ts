@@ -7,6 +7,8 @@ import type { EvaluationTask } from './tasks.js';
 
 /** Times a worker looks again, a second apart, for an evaluation whose creation had not committed when its task came. */
 const ABSENT_RETRIES = 10;
+/** Pauses (ms) of the first looks again, within the invocation, for an evaluation not found yet. */
+export const ABSENT_PAUSES_MS = [20, 40, 80];
 /** With less than this left of the invocation, the work continues in a new message rather than start another run. */
 export const CONTINUE_MARGIN_MS = 30_000;
 
@@ -29,7 +31,14 @@ export const CONTINUE_MARGIN_MS = 30_000;
  * Cancelled or failed: its runs that have not ended are cancelled.
  */
 export async function moveEvaluation(deps: EvaluationsDeps, task: EvaluationTask, ctx: { remainingMs(): number }): Promise<void> {
-  const whole = await deps.evaluations.whole(task.account_id, task.evaluation_id);
+  let whole = await deps.evaluations.whole(task.account_id, task.evaluation_id);
+  // The task is sent just before the creation's transaction, which usually commits within milliseconds: a first
+  // look again in this invocation costs less than a new message and a second.
+  for (const ms of task.absent ? [] : ABSENT_PAUSES_MS) {
+    if (whole) break;
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    whole = await deps.evaluations.whole(task.account_id, task.evaluation_id);
+  }
   if (!whole) {
     const absent = (task.absent ?? 0) + 1;
     if (absent <= ABSENT_RETRIES) await deps.sendTask({ evaluation_id: task.evaluation_id, account_id: task.account_id, absent }, { delaySeconds: 1 });

@@ -1,5 +1,5 @@
-import type { UsageMeter } from '#usage/index.js';
 import type { InteractionsService } from '#interactions/index.js';
+import type { UsageMeter } from '#usage/index.js';
 import type { EventBuffer } from './emit.js';
 import type { Graph } from './graph.js';
 import type { EnqueueNodeTasks } from './node-queue.js';

@@ -71,7 +71,8 @@ export function usageMeter(table: TableRef = defaultTable(), clock: () => number
     async admit(accountId) {
       const doc = await document(accountId);
       if (doc.mode === 'blocked') throw new UsageWindowExceededError(doc);
-      if (doc.mode === 'extra' && doc.extra.wallet_micro_usd < MIN_BALANCE_MICRO_USD) throw new InsufficientBalanceError(doc.extra.wallet_micro_usd, MIN_BALANCE_MICRO_USD);
+      if (doc.mode === 'extra' && doc.extra.wallet_micro_usd < MIN_BALANCE_MICRO_USD)
+        throw new InsufficientBalanceError(doc.extra.wallet_micro_usd, MIN_BALANCE_MICRO_USD);
     },
     async check(accountId, unpaidExtraMicroUsd) {
       const doc = await document(accountId);

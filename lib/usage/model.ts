@@ -93,7 +93,12 @@ export function quotaDocument(account: FundingAccount, item: WindowsItem | undef
     const state = windowAt(item, kind, now);
     const limited = state.used >= allowance[kind];
     const percent = allowance[kind] > 0 ? Math.min(100, (state.used * 100) / allowance[kind]) : 100;
-    const view: WindowView = { kind, status: limited ? 'limited' : 'allowed', used_percent: Math.round(percent * 100) / 100, window_seconds: WINDOW_SECONDS[kind] };
+    const view: WindowView = {
+      kind,
+      status: limited ? 'limited' : 'allowed',
+      used_percent: Math.round(percent * 100) / 100,
+      window_seconds: WINDOW_SECONDS[kind],
+    };
     if (limited) {
       full = true;
       // An allowance of 0 is full before any usage opened the window: it resets as soon as one would close.
@@ -111,7 +116,5 @@ export function quotaDocument(account: FundingAccount, item: WindowsItem | undef
     wallet_micro_usd: account.balance_micro_usd,
   };
   const mode: Mode = !full ? 'plan' : account.extra_usage ? 'extra' : 'blocked';
-  return mode === 'blocked'
-    ? { windows, extra, mode, error: 'usage_window_exceeded', retry_after_seconds: waitSeconds }
-    : { windows, extra, mode };
+  return mode === 'blocked' ? { windows, extra, mode, error: 'usage_window_exceeded', retry_after_seconds: waitSeconds } : { windows, extra, mode };
 }

@@ -1,7 +1,7 @@
 import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#platform/table/keys.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
-import { utcMonth, WINDOW_ATTRIBUTES, WINDOW_KINDS, windowAt, type WindowsItem } from './model.js';
+import { utcMonth, WINDOW_ATTRIBUTES, WINDOW_KINDS, type WindowsItem, windowAt } from './model.js';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

@@ -145,8 +145,7 @@ export async function startMcpServer(host = '127.0.0.1', port = 0): Promise<Test
           if (!res.writableFinished) slow.aborted++;
         });
         await stateless(req, res, body, true, () => slowServer(slow));
-      }
-      else if (path === '/paged') await stateless(req, res, body, true, pagedServer);
+      } else if (path === '/paged') await stateless(req, res, body, true, pagedServer);
       else if (path === '/session') await stateful(req, res, body);
       else if (path === '/broken') res.writeHead(500, { 'Content-Type': 'text/plain' }).end('down');
       else if (path === '/not-mcp') res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"hello":"world"}');

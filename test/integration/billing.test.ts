@@ -411,7 +411,8 @@ describe('GET /v1/activity/daily', () => {
     assert.deepEqual(after.data, [
       { date: daysAgo(2), total_cost: 0, request_count: 0, node_count: 0, run_count: 0 },
       { date: daysAgo(1), total_cost: 0, request_count: 0, node_count: 0, run_count: 0 },
-      { date: today(), total_cost: 0, request_count: 1, node_count: 3, run_count: 0 },
+      // Three node executions at the flat fee of 100 microdollars (lib/platform/config/prices.ts): 0.0003 USD.
+      { date: today(), total_cost: 0.0003, request_count: 1, node_count: 3, run_count: 0 },
     ]);
     const other = await signedUpUser(stack);
     assert.equal((await activity(other.token, '?days=1')).data[0].request_count, 0, 'only the caller’s');

@@ -9,7 +9,12 @@ describe('node task routing', () => {
   test('agent nodes go to the agent queue, everything else to node-tasks', () => {
     assert.equal(queueFor('agent'), AGENT_TASKS_QUEUE);
     for (const type of ['transform', 'condition', 'http', 'approval', 'workflow', undefined]) assert.equal(queueFor(type), NODE_TASKS_QUEUE);
-    assert.deepEqual(QUEUES.map((q) => q.name).filter((name) => name.endsWith('-tasks')).sort(), [AGENT_TASKS_QUEUE, NODE_TASKS_QUEUE].sort());
+    assert.deepEqual(
+      QUEUES.map((q) => q.name)
+        .filter((name) => name.endsWith('-tasks'))
+        .sort(),
+      [AGENT_TASKS_QUEUE, NODE_TASKS_QUEUE].sort(),
+    );
   });
 
   test('each worker runs its own types and the pure ones; both evaluate JSONata predicates', () => {

@@ -13,13 +13,13 @@ import { keys } from '#platform/table/keys.js';
 import { CONTINUE_MARGIN_MS, type LoopContext, type LoopDeps, runLoop } from '#runs/agent-loop.js';
 import { cancelRun, endRun } from '#runs/cancel-run.js';
 import { type CreateRunDeps, createRun } from '#runs/create-run.js';
-import type { UsageFailure } from '#usage/index.js';
 import type { RunEventData } from '#runs/events.js';
 import { keepLease, LEASE_MS, RunStopped, takeLease, WATCH_MS, watched } from '#runs/lease.js';
 import type { Run } from '#runs/model.js';
 import { ABSENT_PAUSES_MS, moveRun } from '#runs/move-run.js';
 import { type RunChange, type RunsRepo, runsRepo, type StepItem, type TransactItem } from '#runs/runs-repository.js';
 import type { CreateRunInput } from '#runs/schemas.js';
+import type { UsageFailure } from '#usage/index.js';
 import type { Chat } from '#workflows/index.js';
 
 /**
@@ -283,7 +283,27 @@ function world() {
     events.set(run.id, clone(first));
     return run;
   };
-  return { deps, repo, runs, events, steps, queue, machines, harnesses, chats, chatTurns, interactions, resolved, woken, mcpCalls, ended, log, refuse, put, money };
+  return {
+    deps,
+    repo,
+    runs,
+    events,
+    steps,
+    queue,
+    machines,
+    harnesses,
+    chats,
+    chatTurns,
+    interactions,
+    resolved,
+    woken,
+    mcpCalls,
+    ended,
+    log,
+    refuse,
+    put,
+    money,
+  };
 }
 
 const body = (fields: Partial<CreateRunInput> = {}): CreateRunInput => ({

@@ -4,7 +4,12 @@ const WindowSchema = z
   .object({
     kind: z.enum(['5h', 'week']),
     status: z.enum(['allowed', 'limited', 'unknown']).meta({ description: '`unknown`: the windows could not be read; such an entry carries no numbers.' }),
-    used_percent: z.number().min(0).max(100).optional().meta({ description: 'Usage cost inside the window over the allowance in force, in percent (at most 100).' }),
+    used_percent: z
+      .number()
+      .min(0)
+      .max(100)
+      .optional()
+      .meta({ description: 'Usage cost inside the window over the allowance in force, in percent (at most 100).' }),
     window_seconds: z.number().int().optional().meta({ description: '18000 for `5h`, 604800 for `week`.' }),
     resets_at: z.string().datetime().optional().meta({ description: 'Present on a `limited` window: when it closes.' }),
     resets_in_seconds: z.number().int().min(1).optional().meta({ description: 'Present on a `limited` window: seconds until it closes.' }),
@@ -15,10 +20,16 @@ const QuotaFields = {
   windows: z.array(WindowSchema),
   extra: z.object({
     enabled: z.boolean().meta({ description: 'Extra usage is on: the wallet pays past a full window.' }),
-    spent_micro_usd_this_cycle: z.number().int().min(0).meta({ description: 'Extra-funded usage since the start of the current UTC calendar month, in microdollars.' }),
+    spent_micro_usd_this_cycle: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: 'Extra-funded usage since the start of the current UTC calendar month, in microdollars.' }),
     wallet_micro_usd: z.number().int().meta({ description: 'The balance, in microdollars.' }),
   }),
-  mode: z.enum(['plan', 'extra', 'blocked']).meta({ description: 'What funds the next call: the plan while both windows have room; past a full window the wallet (`extra`) or nothing (`blocked`).' }),
+  mode: z
+    .enum(['plan', 'extra', 'blocked'])
+    .meta({ description: 'What funds the next call: the plan while both windows have room; past a full window the wallet (`extra`) or nothing (`blocked`).' }),
 };
 
 /** GET /v2/usage: the quota document; `error` and `retry_after_seconds` only when `blocked`. */
