@@ -204,11 +204,12 @@ export async function measureEvaluations(b: EngineStack, reps: number, versions:
   const t0 = performance.now();
   const errors0 = b.workerErrors.length;
   b.ddb.configure({ sizing: false });
-  const [harnessId, machineId] = await Promise.all([createHarness(b.api, { model: 'local/echo' }), createMachine(b.api)]);
   const { adminCommands } = await import('#accounts/admin-commands.js');
   const limits = adminCommands(b.direct)['account:set-limits'];
+  // Raised before the section's first request: the sections before it may have just used the account's whole burst.
   await limits({ 'account-id': b.accountId, rps: '100', concurrency: '100' });
   try {
+    const [harnessId, machineId] = await Promise.all([createHarness(b.api, { model: 'local/echo' }), createMachine(b.api)]);
     const cases = BENCH_CASES.map(({ id, input, expected }) => ({ id, input, ...(expected ? { expected } : {}) }));
     const body = (attempts: number) => ({ name: 'bench', harness_id: harnessId, machine_id: machineId, attempts_per_case: attempts, run: true, cases });
     // Slot order: case by case, attempt by attempt, as the evaluation-runs worker creates them.

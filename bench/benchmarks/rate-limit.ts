@@ -14,7 +14,6 @@ import type { ApiContext } from '#platform/http/types.js';
 import { newTokenId } from '#platform/ids.js';
 import { keys } from '#platform/table/keys.js';
 import type { TableRef } from '#platform/table/table.js';
-import { makeHandler } from '../../functions/api-tokens/list.js';
 import { lineWriter, log, mark, ms, num, passFail, times } from '../support/format.js';
 import { itemSize, type WireItem } from '../support/item-size.js';
 import { Running } from '../support/local-stack.js';
@@ -145,6 +144,10 @@ export async function measureRateLimit(requests: number): Promise<RateLimitResul
 
     const { accountId, token } = await proAccount(table);
     const tokens = tokensRepo(table);
+    // Imported here, not at the top: the module builds its default handler, and with it the process's DynamoDB
+    // client, on import; at the bench's start that client would get no endpoint, and every later local stack in this
+    // process (the round trips) would use it.
+    const { makeHandler } = await import('../../functions/api-tokens/list.js');
     const handlers = {
       withLimiter: makeHandler({ tokens, rates: requestRateLimiter(table) }),
       without: makeHandler({ tokens, rates: { admit: async () => undefined } }),
