@@ -5,6 +5,7 @@ import { keys } from '#platform/table/keys.js';
 import { type RunEventData, runEventLog } from '#runs/events.js';
 import type { Run } from '#runs/model.js';
 import { runsRepo } from '#runs/runs-repository.js';
+import { runFixture } from '../../test/helpers/run-fixture.js';
 import { purposeOf } from '../support/call-purpose.js';
 import type { EngineStack } from '../support/engine-stack.js';
 import { lineWriter, log, mark, ms, num, passFail, times } from '../support/format.js';
@@ -79,32 +80,19 @@ async function runWithEvents(b: EngineStack, count: number): Promise<string> {
     total += page.length;
   }
   const at = new Date().toISOString();
-  const run: Run = {
+  const run: Run = runFixture({
     id: newRunId(),
     account_id: b.accountId,
     status: 'completed',
     harness_id: 'h_bench',
     machine_id: 'mch_bench',
-    machine_size: 'small',
-    chat_id: null,
     input: 'a long task',
-    metadata: null,
     output: 'done',
-    failure: null,
-    usage: { input_tokens: 0, output_tokens: 0, cost_micro_usd: 0 },
     harness: { model: 'local/script', instructions: 'prompt.md', max_turns: 50, tools: [], mcp_servers: [] },
-    queue_sk: null,
-    event_seq: 0,
-    turns: 0,
-    wait: null,
-    lease_owner: null,
-    lease_until: 0,
-    running_since: null,
-    machine_ms: 0,
     created_at: at,
     started_at: at,
     completed_at: at,
-  };
+  });
   if (!(await runsRepo(b.direct).create(run, pages[0]!, []))) throw new Error('the events-page run could not be created');
   const log = runEventLog(b.direct, run.id);
   const firsts: number[] = [];

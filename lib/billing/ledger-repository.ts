@@ -120,8 +120,27 @@ export interface DebitResult {
 /** Sends the debit's items, first in the caller's own TransactWriteItems (debitWith). */
 export type SendItems = (items: TransactItem[]) => Promise<void>;
 
+const dayCounterOf = (item: Record<string, unknown>): DayCounter => ({
+  day: String(item.day),
+  first_seq: Number(item.first_seq),
+  last_seq: Number(item.last_seq),
+  counts: countsOf(item),
+});
+
 export function ledgerRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;
+
+  /** The Query of the day counters of `from`…`to` (inclusive), strongly consistent. */
+  const dayRange = (accountId: string, from: string, to: string) => ({
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': keys.transactionTotals(accountId).pk,
+      ':from': keys.transactionDay(accountId, from).sk,
+      ':to': keys.transactionDay(accountId, to).sk,
+    },
+    ConsistentRead: true,
+  });
 
   async function head(accountId: string): Promise<LedgerHead> {
     const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.transactionTotals(accountId), ConsistentRead: true }));
@@ -421,37 +440,14 @@ export function ledgerRepo(table: TableRef = defaultTable()) {
 
     /** The day counters of the days `from`…`to` (inclusive), oldest first; only days with transactions have one. */
     async days(accountId: string, from: string, to: string): Promise<DayCounter[]> {
-      const items = await queryAll(db, {
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':pk': keys.transactionTotals(accountId).pk,
-          ':from': keys.transactionDay(accountId, from).sk,
-          ':to': keys.transactionDay(accountId, to).sk,
-        },
-        ConsistentRead: true,
-      });
-      return items.map((item) => ({ day: String(item.day), first_seq: Number(item.first_seq), last_seq: Number(item.last_seq), counts: countsOf(item) }));
+      return (await queryAll(db, dayRange(accountId, from, to))).map(dayCounterOf);
     },
 
     /** The first (`oldest`) or last day counter of `from`…`to`: one item, read to map a date range onto positions. */
     async edgeDay(accountId: string, from: string, to: string, oldest: boolean): Promise<DayCounter | undefined> {
-      const { Items } = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: {
-            ':pk': keys.transactionTotals(accountId).pk,
-            ':from': keys.transactionDay(accountId, from).sk,
-            ':to': keys.transactionDay(accountId, to).sk,
-          },
-          ScanIndexForward: oldest,
-          Limit: 1,
-          ConsistentRead: true,
-        }),
-      );
+      const { Items } = await db.send(new QueryCommand({ ...dayRange(accountId, from, to), ScanIndexForward: oldest, Limit: 1 }));
       const item = Items?.[0];
-      return item ? { day: String(item.day), first_seq: Number(item.first_seq), last_seq: Number(item.last_seq), counts: countsOf(item) } : undefined;
+      return item ? dayCounterOf(item) : undefined;
     },
 
     /** Block counters from the one holding `top` down to the one holding `bottom`, newest first, read 100 at a time as the caller goes. */

@@ -10,6 +10,7 @@ import { type RunEventData, runEventId } from '#runs/events.js';
 import { isTerminal, type Run } from '#runs/model.js';
 import { runsRepo } from '#runs/runs-repository.js';
 import { type Json, jsonCaller, withoutTraceId } from '../helpers/api.js';
+import { runFixture } from '../helpers/run-fixture.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
@@ -44,32 +45,17 @@ const endOf = (page: RunEventData[]): End | undefined => {
 async function runWith(pages: RunEventData[][], accountId = user.accountId) {
   const repo = runsRepo(stack.table);
   const at = new Date().toISOString();
-  let run: Run = {
+  let run: Run = runFixture({
     id: newRunId(),
     account_id: accountId,
-    status: 'running',
     harness_id: 'h_test',
     machine_id: 'mch_test',
-    machine_size: 'small',
-    chat_id: null,
     input: 'hello',
-    metadata: null,
-    output: null,
-    failure: null,
-    usage: { input_tokens: 0, output_tokens: 0, cost_micro_usd: 0 },
     harness: { model: 'local/echo', instructions: 'be brief', max_turns: 5, tools: [], mcp_servers: [] },
-    queue_sk: null,
-    event_seq: 0,
-    turns: 0,
-    wait: null,
-    lease_owner: null,
-    lease_until: 0,
     running_since: at,
-    machine_ms: 0,
     created_at: at,
     started_at: at,
-    completed_at: null,
-  };
+  });
   assert.ok(await repo.create(run, pages[0]!, []));
   run = { ...run, event_seq: pages[0]!.length };
   const change = async (events: RunEventData[], end?: End) => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { eventsAfter } from '#events/pages.js';
 import { type RunEventData, runEventLog } from '#runs/events.js';
 import { type Json, jsonCaller } from '../helpers/api.js';
+import { runWhen as waitForRun } from '../helpers/runs.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
 
 // Read when the run worker and the respond handler first load (lazily, on first use): a run's interaction lasts 2 s here.
@@ -38,17 +39,7 @@ async function askingRun(): Promise<{ run: Json; machineId: string }> {
   return { run: run.body, machineId: machine.body.id };
 }
 
-async function runWhen(id: string, until: (run: Json) => boolean): Promise<Json> {
-  let last: Json = {};
-  await vi.waitFor(
-    async () => {
-      last = (await get(`/v2/runs/${id}`)).body;
-      assert.ok(until(last), `run ${id} is ${JSON.stringify(last)}`);
-    },
-    { timeout: 20_000, interval: 100 },
-  );
-  return last;
-}
+const runWhen = (id: string, until: (run: Json) => boolean) => waitForRun(get, id, until);
 
 async function interactionOf(runId: string): Promise<Json> {
   const listed = await get(`/v2/interactions?run_id=${runId}`);

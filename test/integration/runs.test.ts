@@ -8,6 +8,7 @@ import { keys } from '#platform/table/keys.js';
 import { type RunEventData, runEventLog } from '#runs/events.js';
 import { type Json, jsonCaller, withoutTraceId } from '../helpers/api.js';
 import { startMcpServer, type TestMcpServer } from '../helpers/mcp-server.js';
+import { runWhen as waitForRun } from '../helpers/runs.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
 
 // The handlers and workers run in this process and read the outbound settings on every call.
@@ -54,17 +55,7 @@ async function startRun(body: Record<string, unknown>): Promise<Json> {
 }
 
 /** The run once `until` holds for it. */
-async function runWhen(id: string, until: (run: Json) => boolean): Promise<Json> {
-  let last: Json = {};
-  await vi.waitFor(
-    async () => {
-      last = (await get(`/v2/runs/${id}`)).body;
-      assert.ok(until(last), `run ${id} is ${JSON.stringify(last)}`);
-    },
-    { timeout: 20_000, interval: 50 },
-  );
-  return last;
-}
+const runWhen = (id: string, until: (run: Json) => boolean) => waitForRun(get, id, until);
 const ended = (run: Json) => ['completed', 'failed', 'cancelled'].includes(run.status);
 
 async function events(runId: string): Promise<RunEventData[]> {

@@ -11,38 +11,18 @@ import type { Run } from '#runs/model.js';
 import { EventCursorExpiredError, eventsMediaType, runEventsPage } from '#runs/run-events.js';
 import { KEEPALIVE_COMMENT, RUN_EVENTS_TIMING, runEventsStream } from '#runs/run-events-stream.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { runFixture } from '../helpers/run-fixture.js';
 
 const ACCOUNT = 'acc-1';
 const RUN_ID = 'run_000000001AAAAAAAAAAAAAAAA';
 const OTHER_RUN_ID = 'run_000000002BBBBBBBBBBBBBBBB';
 
-const runOf = (fields: Partial<Run> = {}): Run => ({
-  id: RUN_ID,
-  account_id: ACCOUNT,
-  status: 'running',
-  harness_id: 'h_1',
-  machine_id: 'mch_1',
-  machine_size: 'small',
-  chat_id: null,
-  input: 'hi',
-  metadata: null,
-  output: null,
-  failure: null,
-  usage: { input_tokens: 0, output_tokens: 0, cost_micro_usd: 0 },
-  harness: { model: 'local/echo', instructions: '', max_turns: 10, tools: [], mcp_servers: [] },
-  queue_sk: null,
-  event_seq: 0,
-  turns: 0,
-  wait: null,
-  lease_owner: null,
-  lease_until: 0,
-  running_since: null,
-  machine_ms: 0,
-  created_at: '2026-01-01T00:00:00.000Z',
-  started_at: null,
-  completed_at: null,
-  ...fields,
-});
+const runOf = (fields: Partial<Run> = {}): Run =>
+  runFixture({
+    id: RUN_ID,
+    account_id: ACCOUNT,
+    ...fields,
+  });
 
 const message = (text: string): RunEventData => ({ type: 'message', data: { role: 'assistant', text } });
 const status = (value: Run['status']): RunEventData => ({ type: 'run.status', data: { status: value } });

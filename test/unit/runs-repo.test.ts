@@ -7,6 +7,7 @@ import { RUN_EVENT_RETENTION_SECONDS, type RunEventData } from '#runs/events.js'
 import type { Run } from '#runs/model.js';
 import { runsRepo } from '#runs/runs-repository.js';
 import { cancelled, conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
+import { runFixture } from '../helpers/run-fixture.js';
 
 const { mock, table } = mockedDynamoDb();
 const repo = runsRepo(table);
@@ -14,33 +15,20 @@ const repo = runsRepo(table);
 const ACCOUNT = randomUUID();
 const RUN_ID = 'run_000000001AAAAAAAAAAAAAAAA';
 
-const runOf = (fields: Partial<Run> = {}): Run => ({
-  id: RUN_ID,
-  account_id: ACCOUNT,
-  status: 'running',
-  harness_id: 'h_000000001AAAAAAAAAAAAAAAA',
-  machine_id: 'mch_000000001AAAAAAAAAAAAAAAA',
-  machine_size: 'small',
-  chat_id: null,
-  input: 'hi',
-  metadata: null,
-  output: null,
-  failure: null,
-  usage: { input_tokens: 0, output_tokens: 0, cost_micro_usd: 0 },
-  harness: { model: 'local/echo', instructions: 'prompt.md', max_turns: 10, tools: [], mcp_servers: [] },
-  queue_sk: null,
-  event_seq: 4,
-  turns: 0,
-  wait: null,
-  lease_owner: 'worker-1',
-  lease_until: 1_000,
-  running_since: '2026-01-01T00:00:01.000Z',
-  machine_ms: 0,
-  created_at: '2026-01-01T00:00:00.000Z',
-  started_at: '2026-01-01T00:00:01.000Z',
-  completed_at: null,
-  ...fields,
-});
+const runOf = (fields: Partial<Run> = {}): Run =>
+  runFixture({
+    id: RUN_ID,
+    account_id: ACCOUNT,
+    harness_id: 'h_000000001AAAAAAAAAAAAAAAA',
+    machine_id: 'mch_000000001AAAAAAAAAAAAAAAA',
+    harness: { model: 'local/echo', instructions: 'prompt.md', max_turns: 10, tools: [], mcp_servers: [] },
+    event_seq: 4,
+    lease_owner: 'worker-1',
+    lease_until: 1_000,
+    running_since: '2026-01-01T00:00:01.000Z',
+    started_at: '2026-01-01T00:00:01.000Z',
+    ...fields,
+  });
 const stored = (run: Run) => ({ ...keys.run(run.id), ...keys.runIndex(run.account_id, run.created_at, run.id), entity: 'run', ...run });
 const status = (value: Run['status']): RunEventData => ({ type: 'run.status', data: { status: value } });
 const transactions = () => mock.commandCalls(TransactWriteCommand).map((call) => call.args[0].input.TransactItems!);

@@ -21,6 +21,7 @@ import { type RunChange, type RunsRepo, runsRepo, type StepItem, type TransactIt
 import type { CreateRunInput } from '#runs/schemas.js';
 import type { UsageFailure } from '#usage/index.js';
 import type { Chat } from '#workflows/index.js';
+import { runFixture } from '../helpers/run-fixture.js';
 
 /**
  * The runs use cases on fakes: a runs repository in memory that applies a
@@ -38,33 +39,18 @@ const clone = <T>(value: T): T => structuredClone(value);
 let ids = 0;
 const nextRunId = () => `run_t${++ids}`;
 
-const runOf = (fields: Partial<Run> = {}): Run => ({
-  id: nextRunId(),
-  account_id: ACCOUNT,
-  status: 'running',
-  harness_id: 'h_1',
-  machine_id: 'mch_1',
-  machine_size: 'small',
-  chat_id: null,
-  input: 'hello',
-  metadata: null,
-  output: null,
-  failure: null,
-  usage: { input_tokens: 0, output_tokens: 0, cost_micro_usd: 0 },
-  harness: { model: 'fake/model', instructions: 'prompt.md', max_turns: 10, tools: [], mcp_servers: [{ name: 'srv', url: 'http://mcp.test/json' }] },
-  queue_sk: null,
-  event_seq: 2,
-  turns: 0,
-  wait: null,
-  lease_owner: null,
-  lease_until: 0,
-  running_since: at(-5_000),
-  machine_ms: 0,
-  created_at: at(-6_000),
-  started_at: at(-5_000),
-  completed_at: null,
-  ...fields,
-});
+const runOf = (fields: Partial<Run> = {}): Run =>
+  runFixture({
+    id: nextRunId(),
+    account_id: ACCOUNT,
+    input: 'hello',
+    harness: { model: 'fake/model', instructions: 'prompt.md', max_turns: 10, tools: [], mcp_servers: [{ name: 'srv', url: 'http://mcp.test/json' }] },
+    event_seq: 2,
+    running_since: at(-5_000),
+    created_at: at(-6_000),
+    started_at: at(-5_000),
+    ...fields,
+  });
 
 const machineOf = (fields: Partial<Machine> = {}): Machine => ({
   id: 'mch_1',
