@@ -8,12 +8,11 @@
  * the endpoints of the stack that first loaded them, which is why this is
  * a process of its own.
  */
-import { writeFileSync } from 'node:fs';
 import type { EngineResults } from './benchmarks/engine.js';
 import { measureEngineCost } from './benchmarks/engine-cost.js';
 import { measureLatency } from './benchmarks/latency.js';
 import { measureSse, type SseOutcome } from './benchmarks/sse-listeners.js';
-import { arg, guardProcess } from './support/bench-process.js';
+import { arg, guardProcess, reportResults } from './support/bench-process.js';
 import { startEngineStack } from './support/engine-stack.js';
 import { Running } from './support/local-stack.js';
 import { functionMemory } from './support/prices.js';
@@ -50,16 +49,4 @@ async function measure(runs: number, listeners: number): Promise<EngineResults> 
 }
 
 guardProcess('engine', running, 240_000);
-const out = arg('--out');
-measure(Number(arg('--runs') ?? 20), Number(arg('--listeners') ?? 100)).then(
-  (results) => {
-    const text = JSON.stringify(results);
-    if (out) writeFileSync(out, text);
-    else console.log(text);
-    process.exit(0);
-  },
-  (error: unknown) => {
-    console.error('[bench] engine failed:', error);
-    process.exit(1);
-  },
-);
+reportResults('engine', measure(Number(arg('--runs') ?? 20), Number(arg('--listeners') ?? 100)));

@@ -9,14 +9,13 @@
  * process of its own for the reason bench/engine-process.ts is one:
  * handlers keep the clients of the first stack that loaded them.
  */
-import { writeFileSync } from 'node:fs';
 import { startMcpServer } from '../test/helpers/mcp-server.js';
 import { measureEvaluations } from './benchmarks/evaluations.js';
 import type { RunsProcessResults, RunsSection } from './benchmarks/runs.js';
 import { measureRunCost } from './benchmarks/runs-cost.js';
 import { measureEventsPage } from './benchmarks/runs-events-page.js';
 import { measureRunsLatency } from './benchmarks/runs-latency.js';
-import { arg, guardProcess } from './support/bench-process.js';
+import { arg, guardProcess, reportResults } from './support/bench-process.js';
 import { type EngineStack, startEngineStack } from './support/engine-stack.js';
 import { Running } from './support/local-stack.js';
 import { dynamodbLocalVersion, installedVersion } from './support/repo.js';
@@ -56,17 +55,5 @@ async function measure(sections: readonly RunsSection[], runs: number, evaluatio
 }
 
 guardProcess('runs', running, 240_000);
-const out = arg('--out');
 const sections = (arg('--sections') ?? 'runs,evaluations').split(',') as RunsSection[];
-measure(sections, Number(arg('--runs') ?? 20), Number(arg('--evaluation-reps') ?? 5)).then(
-  (results) => {
-    const text = JSON.stringify(results);
-    if (out) writeFileSync(out, text);
-    else console.log(text);
-    process.exit(0);
-  },
-  (error: unknown) => {
-    console.error('[bench] runs failed:', error);
-    process.exit(1);
-  },
-);
+reportResults('runs', measure(sections, Number(arg('--runs') ?? 20), Number(arg('--evaluation-reps') ?? 5)));

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Running } from './local-stack.js';
 import { REPO_ROOT } from './repo.js';
@@ -55,4 +55,24 @@ export function guardProcess(name: string, running: Running, limitMs: number): v
   setTimeout(() => giveUp(`still running after ${limitMs / 1000} s`), limitMs).unref();
   process.once('SIGTERM', () => giveUp('SIGTERM'));
   process.once('SIGINT', () => giveUp('SIGINT'));
+}
+
+/**
+ * The end of a measuring process: its results as JSON in `--out` (or on
+ * stdout), exit 0; a failure printed, exit 1 (runBenchProcess reports it).
+ */
+export function reportResults(name: string, results: Promise<unknown>): void {
+  const out = arg('--out');
+  results.then(
+    (value) => {
+      const text = JSON.stringify(value);
+      if (out) writeFileSync(out, text);
+      else console.log(text);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(`[bench] ${name} failed:`, error);
+      process.exit(1);
+    },
+  );
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { vi } from 'vitest';
 import type { Json } from './api.js';
 
@@ -13,4 +14,13 @@ export async function runWhen(get: (path: string) => Promise<{ body: Json }>, id
     { timeout: 20_000, interval: 50 },
   );
   return last;
+}
+
+type Call = (method: string, path: string, token: string, body?: unknown) => Promise<{ status: number; body: Json }>;
+
+/** A machine of the token's account, made through POST /v1/machines; its id. */
+export async function newMachine(call: Call, token: string): Promise<string> {
+  const created = await call('POST', '/v1/machines', token, { name: `m ${randomUUID().slice(0, 6)}` });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  return created.body.id;
 }

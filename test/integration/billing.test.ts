@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, test, vi } from 'vitest';
 import { adminCommands } from '#accounts/admin-commands.js';
 import { formatToken, tokenHash } from '#accounts/api-tokens.js';
 import { tokensRepo } from '#accounts/tokens-repository.js';
-import { main } from '#admin/cli.js';
 import { activityUpdate, billing, transactionIdFor } from '#billing/index.js';
 import { newTokenId } from '#platform/ids.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 import { type Json, jsonCaller } from '../helpers/api.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
 import { apiFor, createVersion, runVersion, settledTree, transform } from '../helpers/workflows.js';
@@ -42,32 +41,7 @@ async function list(token: string, query = ''): Promise<Json> {
 }
 const ids = (body: Json): string[] => body.transactions.map((t: Json) => t.id);
 
-/** Runs the operator CLI in-process against the test table, as test/integration/operator-cli.test.ts does. */
-async function admin(...argv: string[]) {
-  let out = '';
-  let err = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk, _enc, cb) {
-        append(chunk.toString());
-        cb();
-      },
-    });
-  const previous = { endpoint: process.env.DYNAMODB_ENDPOINT, table: process.env.TABLE_NAME };
-  process.env.DYNAMODB_ENDPOINT = stack.dynamodbEndpoint;
-  process.env.TABLE_NAME = stack.tableName;
-  try {
-    const code = await main(
-      argv,
-      sink((s) => (out += s)),
-      sink((s) => (err += s)),
-    );
-    return { code, out, err, json: out ? (JSON.parse(out) as Json) : undefined };
-  } finally {
-    process.env.DYNAMODB_ENDPOINT = previous.endpoint;
-    process.env.TABLE_NAME = previous.table;
-  }
-}
+const admin = (...argv: string[]) => runAdmin(stack, argv);
 
 /**
  * A pro account (10 USD opening credit) whose wallet is then used the way

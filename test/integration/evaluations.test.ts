@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { keys } from '#platform/table/keys.js';
 import { type Json, jsonCaller, withoutTraceId } from '../helpers/api.js';
 import { queuesDrained } from '../helpers/queues.js';
+import { newMachine } from '../helpers/runs.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
@@ -34,11 +35,7 @@ async function harness(model = 'local/echo', token = user.token): Promise<string
   return created.body.id;
 }
 
-async function machine(token = user.token): Promise<string> {
-  const created = await call('POST', '/v1/machines', token, { name: `m ${randomUUID().slice(0, 6)}` });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  return created.body.id;
-}
+const machine = (token = user.token) => newMachine(call, token);
 
 async function startRun(harnessId: string, machineId: string, input: unknown, token = user.token): Promise<Json> {
   const created = await post('/v2/runs', { harness_id: harnessId, machine_id: machineId, input }, token);

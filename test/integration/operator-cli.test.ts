@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { main } from '#admin/cli.js';
 import { REPO_ROOT } from '#local/handlers.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 import { startTestStack } from '../helpers/stack.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
@@ -16,32 +15,7 @@ afterAll(async () => {
   await stack.stop();
 });
 
-/** Runs the CLI in-process against the test table, capturing stdout and stderr. */
-async function admin(...argv: string[]) {
-  let out = '';
-  let err = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk, _enc, cb) {
-        append(chunk.toString());
-        cb();
-      },
-    });
-  const previous = { endpoint: process.env.DYNAMODB_ENDPOINT, table: process.env.TABLE_NAME };
-  process.env.DYNAMODB_ENDPOINT = stack.dynamodbEndpoint;
-  process.env.TABLE_NAME = stack.tableName;
-  try {
-    const code = await main(
-      argv,
-      sink((s) => (out += s)),
-      sink((s) => (err += s)),
-    );
-    return { code, out, err, json: out ? (JSON.parse(out) as Record<string, unknown>) : undefined };
-  } finally {
-    process.env.DYNAMODB_ENDPOINT = previous.endpoint;
-    process.env.TABLE_NAME = previous.table;
-  }
-}
+const admin = (...argv: string[]) => runAdmin(stack, argv);
 
 const email = () => `op-${randomUUID()}@example.com`;
 

@@ -8,7 +8,7 @@ import { keys } from '#platform/table/keys.js';
 import { type RunEventData, runEventLog } from '#runs/events.js';
 import { type Json, jsonCaller, withoutTraceId } from '../helpers/api.js';
 import { startMcpServer, type TestMcpServer } from '../helpers/mcp-server.js';
-import { runWhen as waitForRun } from '../helpers/runs.js';
+import { newMachine, runWhen as waitForRun } from '../helpers/runs.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
 
 // The handlers and workers run in this process and read the outbound settings on every call.
@@ -42,11 +42,7 @@ async function harness(config: Record<string, unknown> = {}, instructions = 'You
   return created.body.id;
 }
 
-async function machine(token = user.token): Promise<string> {
-  const created = await call('POST', '/v1/machines', token, { name: `m ${randomUUID().slice(0, 6)}` });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  return created.body.id;
-}
+const machine = (token = user.token) => newMachine(call, token);
 
 async function startRun(body: Record<string, unknown>): Promise<Json> {
   const created = await post('/v2/runs', body);
