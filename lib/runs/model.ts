@@ -10,8 +10,6 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** A run that has ended: it will never change again. */
 export const RUN_TERMINAL: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
-/** A run that holds its machine: the agent loop is going, or waits for a person. */
-export const RUN_HOLDING: readonly RunStatus[] = ['running', 'waiting'];
 export const isTerminal = (status: RunStatus): boolean => RUN_TERMINAL.includes(status);
 
 /** `failure.code` of a failed run (decisions.md, Run; `max_turns_exceeded` is ours). */
