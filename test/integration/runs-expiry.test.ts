@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { eventsAfter } from '#events/pages.js';
 import { type RunEventData, runEventLog } from '#runs/events.js';
 import { type Json, jsonCaller } from '../helpers/api.js';
