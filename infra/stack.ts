@@ -12,6 +12,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { QUEUES } from '#app/queues.js';
@@ -19,6 +20,7 @@ import { ROUTES, type RouteDefinition } from '#app/routes.js';
 import { OUTBOUND_VARIABLES, type OutboundVariable, outboundVariable } from '#net/outbound-settings.js';
 import type { TableAccess } from '#platform/http/contract.js';
 import { dlqName, type QueueDefinition, queueUrlVariable } from '#platform/queues.js';
+import { SERVICE_KEY_VARIABLES } from '#platform/secrets/service-key.js';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
 import { keys } from '#platform/table/keys.js';
 import { BUNDLE, DEFAULT_MEMORY_MB, ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from './bundling.js';
@@ -99,6 +101,8 @@ interface FunctionSpec {
   timeoutSeconds: number;
   memoryMb: number;
   table: TableAccess;
+  /** Derives webhook secrets: may read the service key. */
+  serviceKey?: boolean;
   /** Serves an authenticated route, so writes its account's rate log (lib/accounts/rate-limiter.ts) on every request, reads included. */
   rateLimited?: boolean;
 }
@@ -123,6 +127,8 @@ export class WorkflowServiceStack extends Stack {
 
   private readonly allFunctions: NodejsFunction[] = [];
   private readonly sharedEnvironment: Record<string, string>;
+  /** The key every webhook secret is derived from (lib/platform/secrets/service-key.ts); generated here, never in the template. */
+  readonly serviceKey: secretsmanager.Secret;
 
   constructor(scope: Construct, id: string, props: WorkflowServiceStackProps = {}) {
     super(scope, id, props);
@@ -149,6 +155,17 @@ export class WorkflowServiceStack extends Stack {
         projectionType: dynamodb.ProjectionType.ALL,
       });
     }
+
+    this.serviceKey = new secretsmanager.Secret(this, 'ServiceKey', {
+      description: 'Workflow service key: webhook secrets are derived from it, so the table holds none.',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.serviceKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotating the service key would change every derived webhook secret at once; hooks and endpoints rotate their own secrets (rotate-secret) instead.',
+    });
 
     // --- Queues ----------------------------------------------------------
     const queuePrefix = props.queuePrefix ?? `${this.stackName}-`;
@@ -226,6 +243,7 @@ export class WorkflowServiceStack extends Stack {
         memoryMb: route.memoryMb ?? DEFAULT_MEMORY_MB,
         table: route.table,
         rateLimited: rateLimited(route),
+        serviceKey: route.serviceKey,
       });
       // authType NONE: the function checks the bearer token itself. CloudFront
       // origin access control would sign the origin request with SigV4 and
@@ -323,6 +341,7 @@ export class WorkflowServiceStack extends Stack {
         timeoutSeconds: definition.workerTimeoutSeconds,
         memoryMb: definition.memoryMb ?? DEFAULT_MEMORY_MB,
         table: definition.table,
+        serviceKey: definition.serviceKey,
       });
       const worker = this.createFunction(`${definition.name}Worker`, workerSpec(definition.worker, 'Worker'));
       worker.addEnvironment('BASE_URL', publicUrl);
@@ -416,6 +435,10 @@ export class WorkflowServiceStack extends Stack {
         externalModules: EXTERNAL_MODULES,
       },
     });
+    if (spec.serviceKey) {
+      this.serviceKey.grantRead(fn);
+      fn.addEnvironment(SERVICE_KEY_VARIABLES.secretArn, this.serviceKey.secretArn);
+    }
     if (spec.table === 'read') this.table.grantReadData(fn);
     else if (spec.table === 'readwrite') this.table.grantReadWriteData(fn);
     if (spec.rateLimited && spec.table !== 'readwrite') {

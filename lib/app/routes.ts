@@ -24,13 +24,15 @@ export interface RouteDefinition {
   sends?: boolean;
   /** Calls addresses users chose: the stack sets the operator's outbound settings on it. */
   outbound?: boolean;
+  /** Derives webhook secrets: the stack lets it read the service key. */
+  serviceKey?: boolean;
   timeoutSeconds?: number;
   memoryMb?: number;
 }
 
 export const routeOf = (contract: EndpointContract): RouteDefinition => {
-  const { id, method, path, handler: entry, table, auth, streaming, sends, outbound, timeoutSeconds, memoryMb } = contract;
-  const optional = { streaming, sends, outbound, timeoutSeconds, memoryMb };
+  const { id, method, path, handler: entry, table, auth, streaming, sends, outbound, serviceKey, timeoutSeconds, memoryMb } = contract;
+  const optional = { streaming, sends, outbound, serviceKey, timeoutSeconds, memoryMb };
   return { id, method, path, entry, table, auth, ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)) };
 };
 

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { QUEUES } from '#app/queues.js';
@@ -5,6 +6,7 @@ import { ROUTES, type RouteDefinition } from '#app/routes.js';
 import { type QueueDefinition, queueUrlVariable } from '#platform/queues.js';
 import { type RunningService, startDynamoDbLocal, startSqsEmulator } from './emulators.js';
 import { type RunningGateway, startGateway } from './gateway.js';
+import { REPO_ROOT } from './handlers.js';
 import { startPoller } from './poller.js';
 import { ensureQueues, ensureTable, type ProvisionedQueue } from './provision.js';
 
@@ -84,6 +86,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       DYNAMODB_ENDPOINT: dynamodbEndpoint,
       SQS_ENDPOINT: sqsEndpoint,
       AWS_REGION: region,
+      // Webhook secrets derive from this key (lib/platform/secrets/service-key.ts); Secrets Manager holds it in AWS.
+      SERVICE_KEY_FILE: process.env.SERVICE_KEY_FILE ?? resolve(REPO_ROOT, '.local-data', 'service-key'),
       AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? LOCAL_CREDENTIALS.secretAccessKey,
       ...Object.fromEntries(queues.map((q) => [queueUrlVariable(q.definition.name), q.url])),

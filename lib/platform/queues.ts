@@ -25,6 +25,8 @@ export interface QueueDefinition {
   memoryMb?: number;
   /** The worker calls Amazon Bedrock (agent nodes): the stack grants bedrock:InvokeModel. */
   invokesModels?: boolean;
+  /** The worker derives webhook secrets: the stack lets it read the service key. */
+  serviceKey?: boolean;
 }
 
 /** The env variable holding a queue's URL (set by the CDK stack and the local stack). */

@@ -99,6 +99,8 @@ interface RouteFields {
   sends?: true;
   /** Calls addresses users chose (MCP servers): the stack gives it the operator's outbound settings, as it gives the workers. */
   outbound?: true;
+  /** Derives webhook secrets (lib/platform/secrets/service-key.ts): the stack lets it read the service key. */
+  serviceKey?: true;
   timeoutSeconds?: number;
   memoryMb?: number;
 }
