@@ -1,5 +1,6 @@
-import { EventBuffer } from './emit.js';
+import { EventBuffer, emitRequest } from './emit.js';
 import type { EngineDeps, Invocation } from './invocation.js';
+import { LATE_FLUSH_MS } from './late-flush.js';
 import type { NodeTask } from './node-queue.js';
 import { flushDeferredMarks } from './propagate.js';
 import { runNode } from './run-node.js';
@@ -20,13 +21,35 @@ export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline
     events: new EventBuffer(task.seq !== undefined ? [[task.request_id, task.seq]] : []),
     settled: new Map(),
     deferredMarks: new Map(),
+    starts: new Map(),
     deadline,
     runInline: (request, node) => runNode({ request_id: request.id, node_id: node.node_id }, invocation, { request, node }),
   };
+  // A long invocation shows its request started while it still runs.
+  const late = setTimeout(() => void flushStarts(invocation).catch(() => undefined), LATE_FLUSH_MS);
   try {
     await runNode(task, invocation);
     await flushDeferredMarks(invocation);
+    await flushStarts(invocation);
   } finally {
+    clearTimeout(late);
     await invocation.events.flush(deps.requests);
+  }
+}
+
+/**
+ * Moves the requests that started here and are still open to `in_progress`
+ * (guarded: one that ended meanwhile stays ended). A crash before this leaves
+ * the request `pending` with its nodes moving: the redelivered task repeats
+ * the move, and an end sets `started_at` all the same (endRequest).
+ */
+async function flushStarts(invocation: Invocation): Promise<void> {
+  for (const [id, { request, at }] of [...invocation.starts]) {
+    invocation.starts.delete(id);
+    const started = await invocation.requests.transitionRequest(id, ['pending'], { status: 'in_progress', started_at: at });
+    if (started) {
+      request.status = 'in_progress';
+      await emitRequest(invocation, started);
+    }
   }
 }

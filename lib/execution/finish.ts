@@ -14,6 +14,8 @@ export interface FinishDeps {
   enqueue: EnqueueNodeTasks;
   /** The invocation's event buffer; without one the sweep's events are flushed here. */
   events?: EventBuffer;
+  /** Requests started in this invocation whose move to `in_progress` is deferred (executor.ts): their end carries `started_at`. */
+  starts?: Map<string, { at: string }>;
 }
 
 /** Settles a node that never finished (request stopped or failed, or dead-lettered). */
@@ -31,8 +33,15 @@ export async function settleAs(deps: FinishDeps, node: NodeExecution, status: 's
  * Moves the request to a terminal state (once: conditional) and settles every
  * node still open as stopped, so nothing is left pending or in progress.
  */
-export async function finishRequest(deps: FinishDeps, requestId: string, status: 'completed' | 'failed' | 'stopped', error: FailureInfo | null) {
-  if (deps.events) return finishRequestBuffered(deps, requestId, status, error);
+export async function finishRequest(
+  deps: FinishDeps,
+  requestId: string,
+  status: 'completed' | 'failed' | 'stopped',
+  error: FailureInfo | null,
+  /** Its nodes' fees left to the end, when read with every node settled (the outcome). */
+  fees?: number,
+) {
+  if (deps.events) return finishRequestBuffered(deps, requestId, status, error, fees);
   // Called outside a worker (stop): batch the sweep's events all the same.
   const events = new EventBuffer();
   try {
@@ -42,7 +51,13 @@ export async function finishRequest(deps: FinishDeps, requestId: string, status:
   }
 }
 
-async function finishRequestBuffered(deps: FinishDeps, requestId: string, status: 'completed' | 'failed' | 'stopped', error: FailureInfo | null) {
+async function finishRequestBuffered(
+  deps: FinishDeps,
+  requestId: string,
+  status: 'completed' | 'failed' | 'stopped',
+  error: FailureInfo | null,
+  fees?: number,
+) {
   // Open nodes are stopped before the request turns terminal, so a client
   // that sees the terminal request also sees no node still open. The sweep
   // runs again on every redelivery, so a crash half-way cannot strand one.
@@ -54,11 +69,19 @@ async function finishRequestBuffered(deps: FinishDeps, requestId: string, status
       await settleAs(deps, node, 'stopped', null);
     }
   }
-  const finished = await deps.requests.endRequest(requestId, REQUEST_OPEN, {
-    status,
-    completed_at: new Date().toISOString(),
-    ...(error ? { error } : {}),
-  });
+  const started = deps.starts?.get(requestId);
+  deps.starts?.delete(requestId);
+  const finished = await deps.requests.endRequest(
+    requestId,
+    REQUEST_OPEN,
+    {
+      status,
+      completed_at: new Date().toISOString(),
+      ...(started ? { started_at: started.at } : {}),
+      ...(error ? { error } : {}),
+    },
+    fees,
+  );
   // The terminal request event goes last: listeners close on it.
   if (finished) {
     await emitRequest(deps, finished);

@@ -32,6 +32,12 @@ export interface Invocation extends EngineDeps {
   /** Nodes settled in this invocation: inline children take parent outputs from here instead of re-reading them. */
   readonly settled: Map<string, NodeExecution>;
   readonly deferredMarks: DeferredMarks;
+  /**
+   * Requests whose first node ran here, pure, and whose move to
+   * `in_progress` waits for the invocation's end (executor.ts): a request
+   * that ends within it is written once, from `pending` to its end.
+   */
+  readonly starts: Map<string, { request: WorkflowRequest; at: string }>;
   /** Milliseconds left before the invocation's deadline. */
   readonly deadline: () => number;
   /** Runs a child made ready by propagation in this same invocation (run-node.ts, supplied by the executor). */

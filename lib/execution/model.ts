@@ -75,6 +75,8 @@ export interface NodeExecution {
   child_request_id?: string | null;
   /** What its execution cost (the flat fee, and its model's tokens for an agent node), set by the settle that records it. */
   usage?: { input_tokens: number; output_tokens: number; cost_micro_usd: number; extra_micro_usd: number };
+  /** Internal: its flat fee, not yet in the account's usage windows; the request's end records the sum of them. */
+  unrecorded_micro_usd?: number;
   /** Built from the request's skeleton: no item yet (./node-skeleton.ts). Never stored. */
   unwritten?: true;
   created_at: string;
@@ -90,16 +92,19 @@ export interface RequestEvent {
 }
 
 /** What the request's node states say: `open` while any node is open, else the outcome (a failed node fails it, a stopped one means it was stopped). */
-export type RequestOutcome = { state: 'open' } | { state: 'completed' | 'stopped' } | { state: 'failed'; error: FailureInfo };
+/** A terminal outcome also sums the flat fees its nodes left to the end (`unrecorded_micro_usd`), read with them. */
+export type RequestOutcome = { state: 'open' } | { state: 'completed' | 'stopped'; fees: number } | { state: 'failed'; error: FailureInfo; fees: number };
 
-export function outcomeOf(nodes: Iterable<Pick<NodeExecution, 'node_id' | 'status' | 'error'>>): RequestOutcome {
+export function outcomeOf(nodes: Iterable<Pick<NodeExecution, 'node_id' | 'status' | 'error' | 'unrecorded_micro_usd'>>): RequestOutcome {
   let failed: FailureInfo | undefined;
   let stopped = false;
+  let fees = 0;
   for (const node of nodes) {
     if (!isTerminalNode(node.status)) return { state: 'open' };
+    fees += node.unrecorded_micro_usd ?? 0;
     if (node.status === 'failed') failed ??= node.error ?? { code: 'node_failed', message: `Node ${node.node_id} failed.` };
     if (node.status === 'stopped') stopped = true;
   }
-  if (failed) return { state: 'failed', error: failed };
-  return { state: stopped ? 'stopped' : 'completed' };
+  if (failed) return { state: 'failed', error: failed, fees };
+  return { state: stopped ? 'stopped' : 'completed', fees };
 }

@@ -95,7 +95,7 @@ async function runDispatched(deps: Invocation, request: WorkflowRequest, next: D
   for (const child of next.inline) await deps.runInline(request, child);
   if (next.queued.length === 0 && next.inline.length === 0 && !next.openChild) {
     const outcome = await deps.requests.outcome(request.id);
-    if (outcome.state !== 'open') await finishRequest(deps, request.id, outcome.state, outcome.state === 'failed' ? outcome.error : null);
+    if (outcome.state !== 'open') await finishRequest(deps, request.id, outcome.state, outcome.state === 'failed' ? outcome.error : null, outcome.fees);
   }
 }
 
@@ -119,9 +119,15 @@ export async function flushDeferredMarks(deps: Invocation): Promise<void> {
     const batch = [...marks.values()];
     marks.clear();
     for (const entry of batch) {
-      // Creates the child's item if this is the first change to reach it.
       const skeleton = unwrittenNode(entry.request, entry.graph, entry.childId);
-      const child = await deps.requests.markParentsDone(entry.request.id, skeleton, [...entry.parents], [...entry.activated]);
+      // Every parent settled here, in this invocation: nothing else can have reached the child (only a parent's
+      // settle does, and those writes were ours), so its readiness is known without writing the mark. A crash
+      // before the child settles replays its parents' propagation, which marks it then.
+      const allHere = entry.parents.size === skeleton.parent_count && [...entry.parents].every((id) => deps.settled.has(id));
+      const child = allHere
+        ? { ...skeleton, done_parents: new Set(entry.parents), activated_by: new Set(entry.activated) }
+        : // Creates the child's item if this is the first change to reach it.
+          await deps.requests.markParentsDone(entry.request.id, skeleton, [...entry.parents], [...entry.activated]);
       const next: Dispatch = { queued: [], inline: [], walk: [], visited: new Set(), openChild: false };
       await dispatchChild(deps, entry.request, entry.graph, child, next);
       // A replayed child that had already settled continues the walk from there.

@@ -91,6 +91,7 @@ async function loadGraph(deps: EngineDeps, request: WorkflowRequest): Promise<Gr
 
 async function markRequestStarted(deps: Invocation, request: WorkflowRequest, at: string): Promise<void> {
   if (request.status !== 'pending') return;
+  deps.starts.delete(request.id);
   const started = await deps.requests.transitionRequest(request.id, ['pending'], { status: 'in_progress', started_at: at });
   if (started) {
     request.status = 'in_progress';
@@ -218,7 +219,8 @@ async function runPure(
   carried: Record<string, unknown> | undefined,
 ) {
   const startedAt = new Date().toISOString();
-  await markRequestStarted(deps, request, startedAt);
+  // Written at the invocation's end, or with the request's end if that comes first (executor.ts).
+  if (request.status === 'pending' && !deps.starts.has(request.id)) deps.starts.set(request.id, { request, at: startedAt });
   const input = carried ?? (await nodeInput(deps, request, graph, node.node_id));
   const timeoutMs = nodeTimeoutMs(definition, deps.deadline());
   const attempt = node.attempt_count + 1;

@@ -1,5 +1,16 @@
 import type { NodeExecution, WorkflowRequest } from './workflow-requests-repository.js';
 
+/**
+ * What the request's node executions used: model tokens as they settle, and
+ * its total cost, complete once the request has ended (the flat fees of nodes
+ * that called no model are added by its end).
+ */
+const requestUsage = (r: WorkflowRequest) => ({
+  input_tokens: r.input_tokens ?? 0,
+  output_tokens: r.output_tokens ?? 0,
+  cost_micro_usd: r.cost_micro_usd ?? 0,
+});
+
 /** The workflow request as the API shows it (specification, Workflow request). */
 export const requestView = (r: WorkflowRequest) => ({
   id: r.id,
@@ -16,6 +27,7 @@ export const requestView = (r: WorkflowRequest) => ({
   query: r.query,
   metadata: r.metadata,
   error: r.error ?? null,
+  usage: requestUsage(r),
   started_at: r.started_at,
   completed_at: r.completed_at,
   created_at: r.created_at,
@@ -34,6 +46,7 @@ export const nodeView = (n: NodeExecution) => ({
   attempt_count: n.attempt_count,
   error: n.error ?? null,
   child_request_id: n.child_request_id ?? null,
+  usage: n.usage ? { input_tokens: n.usage.input_tokens, output_tokens: n.usage.output_tokens, cost_micro_usd: n.usage.cost_micro_usd } : null,
   created_at: n.created_at,
   started_at: n.started_at,
   completed_at: n.completed_at,

@@ -85,6 +85,10 @@ export interface NodeCost {
   outputTokens: number;
 }
 
+/** The sum of one numeric attribute over items (absent counts 0). */
+const sumOf = (items: readonly Record<string, unknown>[], attribute: string): number =>
+  items.reduce((sum, item) => sum + (typeof item[attribute] === 'number' ? (item[attribute] as number) : 0), 0);
+
 /** Settles refused only by a usage window opened meanwhile, tried again on a fresh read, before giving up. */
 const METERED_ATTEMPTS = 5;
 
@@ -336,8 +340,13 @@ export function workflowRequestsRepo(table: TableRef = defaultTable(), meter: Pi
       create?: NodeExecution,
       cost?: NodeCost,
     ): Promise<boolean> {
-      if (cost && cost.costMicroUsd > 0) return settleMetered(requestId, nodeId, from, set, attempt, create, cost);
-      const update = settleUpdate(set, from, attempt, create);
+      if (cost && cost.costMicroUsd > 0 && cost.inputTokens + cost.outputTokens > 0) return settleMetered(requestId, nodeId, from, set, attempt, create, cost);
+      // A node that called no model costs the flat fee only: it is kept on the node and recorded into the windows
+      // with the request's end (endRequest), since a transaction per node would cost a pure node several times its own write.
+      const fee = cost && cost.costMicroUsd > 0 ? cost.costMicroUsd : 0;
+      const metered =
+        fee > 0 ? { ...set, usage: { input_tokens: 0, output_tokens: 0, cost_micro_usd: fee, extra_micro_usd: 0 }, unrecorded_micro_usd: fee } : set;
+      const update = settleUpdate(metered, from, attempt, create);
       const written = await guardedUpdate(
         keys.nodeExecution(requestId, nodeId),
         update.UpdateExpression,
@@ -357,7 +366,7 @@ export function workflowRequestsRepo(table: TableRef = defaultTable(), meter: Pi
      * every reader agrees on the outcome.
      */
     async outcome(requestId: string): Promise<RequestOutcome> {
-      return outcomeOf(withUnwritten(requestId, await queryNodeItems(requestId, '#status, #error, node_id, nodes')));
+      return outcomeOf(withUnwritten(requestId, await queryNodeItems(requestId, '#status, #error, node_id, nodes, unrecorded_micro_usd')));
     },
 
     /**
@@ -400,38 +409,49 @@ export function workflowRequestsRepo(table: TableRef = defaultTable(), meter: Pi
       requestId: string,
       from: readonly RequestStatus[],
       set: Partial<WorkflowRequest> & { status: RequestStatus },
+      /** The fees its nodes left to the end, when the caller read them with every node settled (outcome). */
+      knownFees?: number,
     ): Promise<WorkflowRequest | undefined> {
       const current = await this.get(requestId);
       if (!current || !from.includes(current.status)) return undefined;
-      const { names, values, update, condition } = guardedSet(set, from);
       const ended = typeof set.completed_at === 'string' ? set.completed_at : nowIso();
+      // A request that never showed `in_progress` (its start deferred, executor.ts) starts no later than it ends.
+      const applied = current.started_at || set.started_at ? set : { ...set, started_at: ended };
+      const { names, values, update, condition } = guardedSet(applied, from);
+      // The fees its nodes left to the end (settleNode): every node is settled by now (finish.ts stops the open ones first).
+      const fees = knownFees ?? sumOf(await queryNodeItems(requestId, '#status, #error, unrecorded_micro_usd'), 'unrecorded_micro_usd');
       // The slot of work in progress it took at creation is given back with the end that frees it, and its mark
       // removed in the same write: given back once, even by a request that is ended again.
-      const releasing = current.concurrency_slot === true;
-      // Its node executions' cost counts in the activity of the day it ends; one update of the day item per transaction: merged.
-      const cost = current.cost_micro_usd ?? 0;
-      const counts = { ...(current.node_count > 0 ? { nodes: current.node_count } : {}), ...(cost > 0 ? { cost_micro_usd: cost } : {}) };
-      const items = (release: boolean): TransactItem[] => [
-        {
-          Update: {
-            TableName: tableName,
-            Key: keys.workflowRequest(requestId),
-            UpdateExpression: releasing ? `${update} REMOVE concurrency_slot` : update,
-            ConditionExpression: condition,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
+      const holdsSlot = current.concurrency_slot === true;
+      let release = holdsSlot;
+      for (let round = 1; ; round++) {
+        const recorded = fees > 0 ? await meter.record(current.account_id, fees) : undefined;
+        const feesExtra = recorded?.extraMicroUsd ?? 0;
+        const cost = (current.cost_micro_usd ?? 0) + fees;
+        const extra = (current.extra_micro_usd ?? 0) + feesExtra;
+        const adds = fees > 0 ? ' ADD cost_micro_usd :fees, extra_micro_usd :fees_extra' : '';
+        // Its node executions (and their cost) count in the activity of the day it ends; one update of the day item per transaction: merged.
+        const counts = { ...(current.node_count > 0 ? { nodes: current.node_count } : {}), ...(cost > 0 ? { cost_micro_usd: cost } : {}) };
+        const own: TransactItem[] = [
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.workflowRequest(requestId),
+              UpdateExpression: `${update}${adds}${holdsSlot ? ' REMOVE concurrency_slot' : ''}`,
+              ConditionExpression: condition,
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: { ...values, ...(fees > 0 ? { ':fees': fees, ':fees_extra': feesExtra } : {}) },
+            },
           },
-        },
-        ...(Object.keys(counts).length > 0 ? [activityUpdate(tableName, current.account_id, utcDay(ended), counts)] : []),
-        ...(release ? [releaseSlot(tableName, current.account_id)] : []),
-      ];
-      // Its extra-funded usage is paid by one debit written with the end, its items first: both or neither, once.
-      const extra = current.extra_micro_usd ?? 0;
-      const offset = extra > 0 ? ENTRY_ITEM_COUNT : 0;
-      const write = (own: TransactItem[]) =>
-        extra > 0
-          ? billing(table)
-              .debitWith(
+          ...(Object.keys(counts).length > 0 ? [activityUpdate(tableName, current.account_id, utcDay(ended), counts)] : []),
+          ...(recorded ? [recorded.item] : []),
+          ...(release ? [releaseSlot(tableName, current.account_id)] : []),
+        ];
+        // Its extra-funded usage is paid by one debit written with the end, its items first: both or neither, once.
+        const offset = extra > 0 ? ENTRY_ITEM_COUNT : 0;
+        try {
+          await (extra > 0
+            ? billing(table).debitWith(
                 {
                   id: requestDebitId(requestId),
                   accountId: current.account_id,
@@ -441,21 +461,28 @@ export function workflowRequestsRepo(table: TableRef = defaultTable(), meter: Pi
                 },
                 (debit) => transactWrite(db, { TransactItems: [...debit, ...own] }),
               )
-              .then(() => undefined)
-          : transactWrite(db, { TransactItems: own });
-      try {
-        const all = items(releasing);
-        await write(all).catch(async (error: unknown) => {
+            : transactWrite(db, { TransactItems: own }));
+          // The item as the transaction left it, without reading it back: its guard held, so nothing else moved it.
+          const { concurrency_slot: _slot, ...rest } = current;
+          return { ...rest, ...applied, ...(fees > 0 ? { cost_micro_usd: cost, extra_micro_usd: extra } : {}) } as WorkflowRequest;
+        } catch (error) {
+          const reasons = cancellationReasons(error);
+          const refused = (index: number) => reasons?.[offset + index]?.Code === 'ConditionalCheckFailed';
+          if (!reasons || refused(0)) {
+            if (isConditionFailure(error)) return undefined;
+            throw error;
+          }
+          // A window opened meanwhile: read the windows again.
+          if (recorded && refused(own.indexOf(recorded.item)) && round < METERED_ATTEMPTS) continue;
           // A counter already at zero (set by hand) refuses the release; the request must end all the same.
-          if (!releasing || !refusedSlot(error, offset + all.length - 1) || refusedSlot(error, offset)) throw error;
-          logger().warn('in_progress was already 0 when a workflow request gave its slot back', { workflow_request_id: requestId });
-          await write(items(false));
-        });
-      } catch (error) {
-        if (isConditionFailure(error)) return undefined;
-        throw error;
+          if (release && refusedSlot(error, offset + own.length - 1)) {
+            logger().warn('in_progress was already 0 when a workflow request gave its slot back', { workflow_request_id: requestId });
+            release = false;
+            continue;
+          }
+          throw error;
+        }
       }
-      return this.get(requestId);
     },
 
     async transitionRequest(

@@ -10,7 +10,7 @@ import { NotFoundError } from '#platform/errors.js';
 import { logger } from '#platform/observability/logger.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
 import { InsufficientBalanceError, UsageWindowExceededError } from './errors.js';
-import { type FundingAccount, MIN_BALANCE_MICRO_USD, type QuotaDocument, quotaDocument } from './model.js';
+import { type FundingAccount, MIN_BALANCE_MICRO_USD, type QuotaDocument, quotaDocument, type WindowsItem } from './model.js';
 import { recordUsageItem, type TransactItem, usageRepo } from './usage-repository.js';
 
 export { InsufficientBalanceError, UsageWindowExceededError } from './errors.js';
@@ -37,12 +37,22 @@ export interface UsageMeter {
    * The Update recording `cost` into the account's windows, for the caller's
    * own transaction, and the part of it extra usage funds: all of it when
    * the usage recorded before it had filled a window and extra usage is on
-   * (the mode that funds the call), else none. Read fresh each time: the
-   * Update holds to what was read, so a transaction refused by it (a window
-   * opened meanwhile) asks again.
+   * (the mode that funds the call), else none. It starts from what a check
+   * of this process read within CHECK_REUSE_MS, else reads; either way the
+   * Update holds to what it was built on, so a transaction refused by it (a
+   * window opened meanwhile) asks again, and the second ask always reads.
    */
   record(accountId: string, costMicroUsd: number, now?: Date): Promise<{ item: TransactItem; extraMicroUsd: number }>;
 }
+
+/**
+ * How long a check may reuse the document it read: a 10-node chain runs
+ * its nodes in one invocation within milliseconds, and reading the account
+ * and its windows before each of them would cost more than the nodes. A
+ * cost recorded by this process drops the account's copy at once.
+ */
+export const CHECK_REUSE_MS = 1000;
+const checked = new Map<string, { at: number; funding: FundingAccount; windows: WindowsItem | undefined }>();
 
 export function usageMeter(table: TableRef = defaultTable(), clock: () => number = Date.now): UsageMeter {
   const repo = usageRepo(table);
@@ -55,6 +65,11 @@ export function usageMeter(table: TableRef = defaultTable(), clock: () => number
   }
 
   async function document(accountId: string): Promise<QuotaDocument> {
+    const { funding, windows } = await read(accountId);
+    return quotaDocument(funding, windows, clock());
+  }
+
+  async function read(accountId: string): Promise<{ funding: FundingAccount; windows: WindowsItem | undefined }> {
     const [funding, windows] = await Promise.all([
       account(accountId),
       // A failed read of the windows is shown as `unknown`, not a 500 (specification, quota document).
@@ -63,7 +78,21 @@ export function usageMeter(table: TableRef = defaultTable(), clock: () => number
         return undefined;
       }),
     ]);
-    return quotaDocument(funding, windows, clock());
+    return { funding, windows };
+  }
+
+  /** What a check read within CHECK_REUSE_MS (taken out: whoever records reads afresh next time), else a fresh read. */
+  async function recent(accountId: string, take: boolean) {
+    const cacheKey = `${table.tableName}/${accountId}`;
+    const seen = checked.get(cacheKey);
+    if (take) checked.delete(cacheKey);
+    if (seen && clock() - seen.at < CHECK_REUSE_MS) return seen;
+    const fresh = { at: clock(), ...(await read(accountId)) };
+    if (!take) {
+      if (checked.size >= 1000) checked.clear(); // a bound, not an LRU: a miss costs two reads
+      checked.set(cacheKey, fresh);
+    }
+    return fresh;
   }
 
   return {
@@ -75,7 +104,8 @@ export function usageMeter(table: TableRef = defaultTable(), clock: () => number
         throw new InsufficientBalanceError(doc.extra.wallet_micro_usd, MIN_BALANCE_MICRO_USD);
     },
     async check(accountId, unpaidExtraMicroUsd) {
-      const doc = await document(accountId);
+      const { funding, windows } = await recent(accountId, false);
+      const doc = quotaDocument(funding, windows, clock());
       if (doc.mode === 'blocked') {
         return { code: 'usage_window_exceeded', message: `A usage window of the plan is full; it resets in ${doc.retry_after_seconds} seconds.` };
       }
@@ -85,7 +115,10 @@ export function usageMeter(table: TableRef = defaultTable(), clock: () => number
       return undefined;
     },
     async record(accountId, costMicroUsd, now = new Date(clock())) {
-      const [funding, seen] = await Promise.all([account(accountId), repo.read(accountId)]);
+      const reused = await recent(accountId, true);
+      // A windows read that failed for a check is not built on: read again.
+      const { funding, windows: seen } = reused.windows ? reused : await read(accountId);
+      if (!seen) throw new Error(`the usage windows of account ${accountId} could not be read`);
       const mode = quotaDocument(funding, seen, now.getTime()).mode;
       const extraMicroUsd = mode === 'extra' ? costMicroUsd : 0;
       return { item: recordUsageItem(repo.tableName, accountId, seen, costMicroUsd, extraMicroUsd, now.getTime()), extraMicroUsd };

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
+import { pageEvents } from '#events/pages.js';
 import { requestEventsReader } from '#execution/request-events.js';
 import { EVENT_PAGE_BYTES, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
 import { keys } from '#platform/table/keys.js';
@@ -41,7 +42,7 @@ describe('event log pages', () => {
     const put = puts()[0]!;
     assert.equal(put.Item!.sk, keys.requestEvent(id, 10).sk);
     assert.equal(put.ConditionExpression, 'attribute_not_exists(pk)');
-    assert.deepEqual([put.Item!.first_seq, put.Item!.last_seq, (put.Item!.events as unknown[]).length], [10, 12, 3]);
+    assert.deepEqual([put.Item!.first_seq, put.Item!.last_seq, pageEvents(put.Item!).length], [10, 12, 3]);
   });
 
   test('with the next seq known there is no read; a lost race reads again and lands after the other writer', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { beforeEach, describe, test } from 'vitest';
@@ -201,6 +201,7 @@ describe('concurrency slots (lib/accounts/concurrency.ts)', () => {
       mock.reset();
       const { request } = pendingRequest(accountId);
       mock.on(GetCommand).resolves({ Item: { ...request, ...(holds ? { concurrency_slot: true } : {}), node_count: 0 } });
+      mock.on(QueryCommand).resolves({ Items: [] });
       mock.on(TransactWriteCommand).resolves({});
       await repo.endRequest(request.id, ['pending'], { status: 'stopped' });
       const [items] = mock.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems!);
@@ -212,6 +213,7 @@ describe('concurrency slots (lib/accounts/concurrency.ts)', () => {
   test('a counter already at zero (edited by hand) does not keep a request from ending: it ends without the release', async () => {
     const { request } = pendingRequest(accountId);
     mock.on(GetCommand).resolves({ Item: { ...request, concurrency_slot: true, node_count: 0 } });
+    mock.on(QueryCommand).resolves({ Items: [] });
     mock.on(TransactWriteCommand).rejectsOnce(cancelled('None', 'ConditionalCheckFailed')).resolves({});
     assert.ok(await repo.endRequest(request.id, ['pending'], { status: 'stopped' }));
     const [first, second] = mock.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems!);
@@ -220,6 +222,7 @@ describe('concurrency slots (lib/accounts/concurrency.ts)', () => {
     assert.ok(second?.[0]?.Update?.UpdateExpression?.endsWith(' REMOVE concurrency_slot'));
     mock.reset();
     mock.on(GetCommand).resolves({ Item: { ...request, concurrency_slot: true, node_count: 0 } });
+    mock.on(QueryCommand).resolves({ Items: [] });
     mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
     assert.equal(await repo.endRequest(request.id, ['pending'], { status: 'stopped' }), undefined, 'ended by someone else: nothing to do');
     assert.equal(mock.commandCalls(TransactWriteCommand).length, 1);

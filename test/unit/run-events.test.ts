@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { describe, test } from 'vitest';
-import { eventPageItem } from '#events/pages.js';
+import { eventPageItem, pageEvents } from '#events/pages.js';
 import { CursorFilterMismatchError, CursorInvalidError, DomainError, NotAcceptableError, NotFoundError, ValidationError } from '#platform/errors.js';
 import { encodeCursor } from '#platform/http/cursor.js';
 import { STATUS_OF } from '#platform/http/problem.js';
@@ -81,7 +81,7 @@ describe('a page of run events', () => {
       run_id: RUN_ID,
       seq: 1,
       type: 'run.status',
-      created_at: (fake.state.pages[0]!.events as Array<{ created_at: string }>)[0]!.created_at,
+      created_at: pageEvents(fake.state.pages[0]!)[0]!.created_at,
       data: { status: 'queued' },
     });
     fake.state.queries.length = 0;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
+import { pageEvents } from '#events/pages.js';
 import { keys } from '#platform/table/keys.js';
 import { RUN_EVENT_RETENTION_SECONDS, type RunEventData } from '#runs/events.js';
 import type { Run } from '#runs/model.js';
@@ -68,7 +69,7 @@ describe('create', () => {
     assert.deepEqual([page.pk, page.sk], [keys.runEvent(run.id, 1).pk, keys.runEvent(run.id, 1).sk]);
     assert.deepEqual([page.entity, page.first_seq, page.last_seq], ['run_event_page', 1, 1]);
     assert.deepEqual(
-      (page.events as Array<{ seq: number; data: unknown }>).map((e) => [e.seq, e.data]),
+      pageEvents<unknown>(page).map((e) => [e.seq, e.data]),
       [[1, status('queued')]],
     );
     // Pages expire with the run events' retention (a cursor older than that answers 410).

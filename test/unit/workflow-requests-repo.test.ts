@@ -88,6 +88,7 @@ describe('endRequest', () => {
       .on(GetCommand)
       .resolvesOnce({ Item: stored })
       .resolvesOnce({ Item: { ...stored, status: 'completed', completed_at: '2026-01-02T00:00:01.000Z' } });
+    mock.on(QueryCommand).resolves({ Items: [] });
     mock.on(TransactWriteCommand).resolves({});
     const ended = await repo.endRequest(requestId, ['pending', 'in_progress'], { status: 'completed', completed_at: '2026-01-02T00:00:01.000Z' });
     assert.deepEqual([ended?.status, ended?.completed_at, ended?.node_count], ['completed', '2026-01-02T00:00:01.000Z', 3]);
@@ -105,8 +106,87 @@ describe('endRequest', () => {
     assert.equal(mock.commandCalls(TransactWriteCommand).length, 0);
     mock.reset();
     mock.on(GetCommand).resolves({ Item: stored });
+    mock.on(QueryCommand).resolves({ Items: [] });
     mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
     assert.equal(await repo.endRequest(requestId, ['in_progress'], { status: 'completed' }), undefined);
+  });
+
+  test('the fees its nodes left unrecorded go into the windows, the request total and the day, in the same transaction', async () => {
+    // Prepare
+    const windows = { Update: { TableName: 't', Key: keys.usageWindows(accountId), UpdateExpression: 'SET x = :x' } };
+    const recorded: number[] = [];
+    const metered = workflowRequestsRepo(table, {
+      record: async (_account, cost) => {
+        recorded.push(cost);
+        return { item: windows, extraMicroUsd: 0 };
+      },
+    });
+    mock.on(GetCommand).resolves({ Item: { ...stored, cost_micro_usd: 5000 } });
+    mock.on(QueryCommand).resolves({
+      Items: [{ status: 'completed', unrecorded_micro_usd: 100 }, { status: 'completed', unrecorded_micro_usd: 100 }, { status: 'completed' }],
+    });
+    mock.on(TransactWriteCommand).resolves({});
+    // Act
+    await metered.endRequest(requestId, ['in_progress'], { status: 'completed', completed_at: '2026-01-02T00:00:01.000Z' });
+    // Assert
+    assert.deepEqual(recorded, [200]);
+    const query = mock.commandCalls(QueryCommand)[0]!.args[0].input;
+    assert.equal(query.ConsistentRead, true);
+    const [update, activity, window, ...rest] = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    assert.match(update!.Update!.UpdateExpression!, / ADD cost_micro_usd :fees, extra_micro_usd :fees_extra$/);
+    assert.deepEqual([update!.Update!.ExpressionAttributeValues![':fees'], update!.Update!.ExpressionAttributeValues![':fees_extra']], [200, 0]);
+    assert.deepEqual(activity, activityUpdate('t', accountId, '2026-01-02', { nodes: 3, cost_micro_usd: 5200 }));
+    assert.deepEqual(window, windows);
+    assert.deepEqual(rest, []);
+  });
+
+  test('a window opened meanwhile refuses the end: the windows are read again and the end retried', async () => {
+    const windows = { Update: { TableName: 't', Key: keys.usageWindows(accountId), UpdateExpression: 'SET x = :x' } };
+    let reads = 0;
+    const metered = workflowRequestsRepo(table, {
+      record: async () => {
+        reads++;
+        return { item: windows, extraMicroUsd: 0 };
+      },
+    });
+    mock.on(GetCommand).resolves({ Item: stored });
+    mock.on(QueryCommand).resolves({ Items: [{ status: 'completed', unrecorded_micro_usd: 100 }] });
+    mock
+      .on(TransactWriteCommand)
+      .rejectsOnce(cancelled('None', 'None', 'ConditionalCheckFailed'))
+      .resolves({});
+    assert.ok(await metered.endRequest(requestId, ['in_progress'], { status: 'completed' }));
+    assert.equal(reads, 2);
+    assert.equal(mock.commandCalls(TransactWriteCommand).length, 2);
+  });
+});
+
+describe('settleNode with a cost', () => {
+  const fee = { accountId, costMicroUsd: 100, inputTokens: 0, outputTokens: 0 };
+
+  test('a fee alone settles in one UpdateItem, kept on the node as unrecorded for the request end', async () => {
+    mock.on(UpdateCommand).resolves({ Attributes: {} });
+    assert.equal(await repo.settleNode(requestId, 'a', ['in_progress'], { status: 'completed' }, 1, undefined, fee), true);
+    assert.equal(mock.commandCalls(TransactWriteCommand).length, 0);
+    const values = updateInput().ExpressionAttributeValues!;
+    assert.ok(Object.values(values).includes(100), 'unrecorded_micro_usd is set to the fee');
+    assert.ok(
+      Object.values(values).some((v) => (v as { cost_micro_usd?: number })?.cost_micro_usd === 100),
+      'usage carries the fee',
+    );
+  });
+
+  test('a model call settles in one transaction with the windows and the request totals', async () => {
+    const windows = { Update: { TableName: 't', Key: keys.usageWindows(accountId), UpdateExpression: 'SET x = :x' } };
+    const metered = workflowRequestsRepo(table, { record: async () => ({ item: windows, extraMicroUsd: 0 }) });
+    mock.on(TransactWriteCommand).resolves({});
+    const cost = { ...fee, costMicroUsd: 900, inputTokens: 10, outputTokens: 20 };
+    assert.equal(await metered.settleNode(requestId, 'a', ['in_progress'], { status: 'completed' }, 1, undefined, cost), true);
+    const [nodeUpdate, window, totals] = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    assert.deepEqual(nodeUpdate!.Update!.Key, keys.nodeExecution(requestId, 'a'));
+    assert.deepEqual(window, windows);
+    assert.deepEqual(totals!.Update!.ExpressionAttributeValues, { ':cost': 900, ':extra': 0, ':in': 10, ':out': 20 });
+    assert.equal(mock.commandCalls(UpdateCommand).length, 0);
   });
 });
 
@@ -152,19 +232,21 @@ describe('reads', () => {
   test('outcome: open while any node is open, else failed, stopped or completed', async () => {
     const cases: Array<[string[], unknown]> = [
       [['completed', 'in_progress'], { state: 'open' }],
-      [['completed', 'failed', 'stopped'], { state: 'failed', error: { code: 'node_failed', message: 'Node n1 failed.' } }],
-      [['skipped', 'stopped'], { state: 'stopped' }],
-      [['completed', 'skipped'], { state: 'completed' }],
+      [['completed', 'failed', 'stopped'], { state: 'failed', error: { code: 'node_failed', message: 'Node n1 failed.' }, fees: 200 }],
+      [['skipped', 'stopped'], { state: 'stopped', fees: 0 }],
+      [['completed', 'skipped'], { state: 'completed', fees: 100 }],
     ];
     for (const [statuses, expected] of cases) {
       mock.reset();
-      mock.on(QueryCommand).resolves({ Items: statuses.map((status, i) => ({ node_id: `n${i}`, status, error: null })) });
+      // The settled nodes' fees left to the end are summed with the outcome (100 each on completed and failed ones).
+      const fee = (status: string) => (['completed', 'failed'].includes(status) ? { unrecorded_micro_usd: 100 } : {});
+      mock.on(QueryCommand).resolves({ Items: statuses.map((status, i) => ({ node_id: `n${i}`, status, error: null, ...fee(status) })) });
       assert.deepEqual(await repo.outcome(requestId), expected, statuses.join());
     }
     const input = mock.commandCalls(QueryCommand)[0]!.args[0].input;
     assert.deepEqual(
       [input.ProjectionExpression, input.ConsistentRead, input.ExpressionAttributeValues?.[':pk']],
-      ['#status, #error, node_id, nodes', true, keys.nodeExecutionPrefix(requestId).pk],
+      ['#status, #error, node_id, nodes, unrecorded_micro_usd', true, keys.nodeExecutionPrefix(requestId).pk],
     );
   });
 
@@ -173,7 +255,7 @@ describe('reads', () => {
     mock.on(QueryCommand).resolves({ Items: [skeleton, { node_id: 'a', status: 'completed' }] });
     assert.deepEqual(await repo.outcome(requestId), { state: 'open' });
     mock.on(QueryCommand).resolves({ Items: [skeleton, { node_id: 'a', status: 'completed' }, { node_id: 'b', status: 'skipped' }] });
-    assert.deepEqual(await repo.outcome(requestId), { state: 'completed' });
+    assert.deepEqual(await repo.outcome(requestId), { state: 'completed', fees: 0 });
   });
 
   test('listNodes builds the skeleton’s unwritten nodes as blocked, with the id any writer will give them, in node id order', async () => {
@@ -192,7 +274,7 @@ describe('reads', () => {
       .on(QueryCommand)
       .resolvesOnce({ Items: [{ node_id: 'a', status: 'completed' }], LastEvaluatedKey: keys.nodeExecution(requestId, 'a') })
       .resolvesOnce({ Items: [{ node_id: 'b', status: 'failed', error }] });
-    assert.deepEqual(await repo.outcome(requestId), { state: 'failed', error });
+    assert.deepEqual(await repo.outcome(requestId), { state: 'failed', error, fees: 0 });
     assert.deepEqual(mock.commandCalls(QueryCommand)[1]!.args[0].input.ExclusiveStartKey, keys.nodeExecution(requestId, 'a'));
   });
 });

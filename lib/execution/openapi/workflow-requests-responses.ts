@@ -5,6 +5,13 @@ export const RunWorkflowResponse = z.object({ workflow_request_id: z.uuid(), sta
 
 const Failure = z.object({ code: z.string(), message: z.string() }).nullable();
 
+const micro = (description: string) => z.number().int().min(0).meta({ description });
+const Usage = z.object({
+  input_tokens: z.number().int().min(0),
+  output_tokens: z.number().int().min(0),
+  cost_micro_usd: micro('Microdollars, priced from the price table (README, Money).'),
+});
+
 export const WorkflowRequestSchema = z
   .object({
     id: z.uuid(),
@@ -21,6 +28,10 @@ export const WorkflowRequestSchema = z
     query: z.string().nullable(),
     metadata: z.record(z.string(), z.unknown()).nullable(),
     error: Failure,
+    usage: Usage.meta({
+      description:
+        'What its node executions used: model tokens as each settles; `cost_micro_usd` is the total, complete once the request has ended (the flat fee of nodes that called no model is added by its end).',
+    }),
     started_at: z.string().nullable(),
     completed_at: z.string().nullable(),
     created_at: z.string(),
@@ -39,6 +50,9 @@ export const NodeExecutionSchema = z
     output_data: z.unknown(),
     attempt_count: z.number().int(),
     error: Failure,
+    usage: Usage.nullable().meta({
+      description: 'What this execution cost: the flat fee per node execution, plus the tokens of the model an agent node called; null until it settles.',
+    }),
     created_at: z.string(),
     started_at: z.string().nullable(),
     completed_at: z.string().nullable(),
