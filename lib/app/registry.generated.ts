@@ -6,6 +6,7 @@ import { EVALUATIONS_QUEUES } from '#evaluations/queues.js';
 import { EXECUTION_ENDPOINTS } from '#execution/contracts/index.js';
 import { EXECUTION_QUEUES } from '#execution/queues.js';
 import { HARNESSES_ENDPOINTS } from '#harnesses/contracts/index.js';
+import { HOOKS_ENDPOINTS } from '#hooks/contracts/index.js';
 import { INTERACTIONS_ENDPOINTS } from '#interactions/contracts/index.js';
 import { MACHINES_ENDPOINTS } from '#machines/contracts/index.js';
 import { MEMORY_ENDPOINTS } from '#memory/contracts/index.js';
@@ -25,6 +26,7 @@ export const ENDPOINTS: readonly EndpointContract[] = [
   ...EVALUATIONS_ENDPOINTS,
   ...EXECUTION_ENDPOINTS,
   ...HARNESSES_ENDPOINTS,
+  ...HOOKS_ENDPOINTS,
   ...INTERACTIONS_ENDPOINTS,
   ...MACHINES_ENDPOINTS,
   ...MEMORY_ENDPOINTS,

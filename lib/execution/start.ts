@@ -47,13 +47,16 @@ export interface ParentLink {
 }
 
 /**
- * `limits`: the account's ceiling on work in progress, for a request the
- * account starts (its principal's limits in force); the request takes one of
- * its slots when created, and past it is refused 429 `rate_limited` with
- * nothing written. A child request (`parent`) takes none: its parent holds
- * one already, and a child refused mid-workflow would fail its parent.
+ * What a request refers to, checked before anything is written: the
+ * account's version, its entry nodes, the chat, and whether every node can
+ * run here. Answers the version; an unusable reference is a 422 at its
+ * pointer. Also what a hook is checked with when it is created (lib/hooks).
  */
-export async function startRequest(deps: StartDeps, accountId: string, input: StartInput, parent?: ParentLink, limits?: { concurrency: number }) {
+export async function checkStartable(
+  deps: Pick<StartDeps, 'versions' | 'chats'>,
+  accountId: string,
+  input: Pick<StartInput, 'workflow_version_id' | 'entry_node_ids' | 'chat_id'>,
+) {
   const version = await deps.versions.getVersion(accountId, input.workflow_version_id);
   if (!version) throw new ValidationError([bodyError('/workflow_version_id', 'no such workflow version')]);
   const errors: FieldError[] = [];
@@ -72,10 +75,30 @@ export async function startRequest(deps: StartDeps, accountId: string, input: St
     if (reason) errors.push(bodyError('/workflow_version_id', `node ${node.name}: ${reason}`, 'not_runnable'));
   }
   if (errors.length > 0) throw new ValidationError(errors);
+  return version;
+}
 
+/**
+ * `limits`: the account's ceiling on work in progress, for a request the
+ * account starts (its principal's limits in force); the request takes one of
+ * its slots when created, and past it is refused 429 `rate_limited` with
+ * nothing written. A child request (`parent`) takes none: its parent holds
+ * one already, and a child refused mid-workflow would fail its parent.
+ * `options.id`: a deterministic id (a hook's event, lib/hooks): a request
+ * that already has it was started by an earlier delivery and is not started again.
+ */
+export async function startRequest(
+  deps: StartDeps,
+  accountId: string,
+  input: StartInput,
+  parent?: ParentLink,
+  limits?: { concurrency: number },
+  options: { id?: string } = {},
+) {
+  const version = await checkStartable(deps, accountId, input);
   const graph = graphOf(version.id, version.definition);
   const states = initialStates(graph, input.entry_node_ids);
-  const id = parent?.childId ?? randomUUID();
+  const id = parent?.childId ?? options.id ?? randomUUID();
   const now = new Date().toISOString();
   const shapes = version.definition.nodes.map((node) => ({ node_id: node.id, node_type: node.type, parent_count: graph.parents.get(node.id)?.length ?? 0 }));
   const identity = { id, workflow_version_id: version.id, created_at: now };
@@ -120,7 +143,7 @@ export async function startRequest(deps: StartDeps, accountId: string, input: St
     parent_node_id: parent?.nodeId ?? null,
     depth: parent ? parent.depth : 0,
   };
-  if (parent && (await deps.requests.get(id))) return request; // Started by an earlier delivery.
+  if ((parent || options.id !== undefined) && (await deps.requests.get(id))) return request; // Started by an earlier delivery.
   await deps.requests.create(request, nodes, unwritten, parent ? undefined : limits?.concurrency);
   try {
     await deps.enqueue(input.entry_node_ids.map((nodeId) => ({ request_id: id, node_id: nodeId, node_type: graph.nodes.get(nodeId)?.type })));

@@ -31,6 +31,8 @@ export type ErrorKind =
   | 'conflict'
   /** Existed, but is past its retention: asking again will not bring it back. */
   | 'gone'
+  /** The request body is larger than the endpoint takes. */
+  | 'too_large'
   | 'invalid'
   /** Too much at once (a rate or a ceiling): fixed by waiting, `retryAfterSeconds` says how long. */
   | 'too_many_requests'

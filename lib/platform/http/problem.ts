@@ -37,6 +37,7 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   not_acceptable: 406,
   conflict: 409,
   gone: 410,
+  too_large: 413,
   invalid: 422,
   too_many_requests: 429,
   internal: 500,

@@ -201,6 +201,21 @@ export const keys = {
    * a check reads one item and a cost writes one.
    */
   usageWindows: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'USAGE' }),
+
+  // --- Hooks (lib/hooks) ------------------------------------------------------
+  // A hook and the replay guards of its events share one partition. The hook
+  // is read by its id alone (its events URL carries no account); the item
+  // names its account, which every bearer route checks.
+  /** A hook: name, version, entry nodes, secret versions (never a secret). */
+  hook: (hookId: string): Key => ({ pk: `HOOK#${hookId}`, sk: 'HOOK' }),
+  /** Gsi1 entry of a hook: an account's hooks, newest first. */
+  hooksIndex: (accountId: string, createdAt: string, hookId: string) => ({
+    gsi1pk: `ACCOUNT#${accountId}#HOOKS`,
+    gsi1sk: `${createdAt}#${hookId}`,
+  }),
+  hooksIndexPartition: (accountId: string) => `ACCOUNT#${accountId}#HOOKS`,
+  /** The replay guard of one event of a hook, by the SHA-256 (base64url) of its `webhook-id`: the request it started, for 24 hours. */
+  hookEvent: (hookId: string, webhookIdHash: string): Key => ({ pk: `HOOK#${hookId}`, sk: `EVENT#${webhookIdHash}` }),
 } as const;
 
 /** Epoch seconds, the unit DynamoDB TTL reads. */

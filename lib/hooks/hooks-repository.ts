@@ -1,0 +1,133 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConflictError, NotFoundError } from '#platform/errors.js';
+import { keys } from '#platform/table/keys.js';
+import { queryPage } from '#platform/table/queries.js';
+import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
+import { HOOK_ID, type Hook } from './model.js';
+
+/** A list position: the gsi1 sort key of the last hook of a page, `<created_at>#<id>`. */
+export const HOOK_POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#(hook_[0-9a-z]{9}[A-Za-z0-9_-]{16})$/;
+
+const toHook = (item: Record<string, unknown>): Hook => ({
+  id: item.id as string,
+  account_id: item.account_id as string,
+  name: item.name as string,
+  workflow_version_id: item.workflow_version_id as string,
+  entry_node_ids: item.entry_node_ids as string[],
+  secret_version: Number(item.secret_version),
+  previous_secret_version: item.previous_secret_version === undefined || item.previous_secret_version === null ? null : Number(item.previous_secret_version),
+  previous_valid_until: (item.previous_valid_until as string | null | undefined) ?? null,
+  secret_rotated_at: (item.secret_rotated_at as string | null | undefined) ?? null,
+  created_at: item.created_at as string,
+});
+
+const NO_SUCH_HOOK = 'No such hook.';
+
+export function hooksRepo(table: TableRef = defaultTable()) {
+  const { db, tableName } = table;
+
+  /** The hook by id alone, whoever's it is (its events URL); undefined for a malformed or unknown id. */
+  async function find(hookId: string): Promise<Hook | undefined> {
+    if (!HOOK_ID.test(hookId)) return undefined;
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.hook(hookId), ConsistentRead: true }));
+    return Item ? toHook(Item) : undefined;
+  }
+
+  return {
+    /** Puts a new hook (its key must be free): one item, listed through gsi1. */
+    async create(hook: Hook): Promise<Hook> {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...keys.hook(hook.id), ...keys.hooksIndex(hook.account_id, hook.created_at, hook.id), entity: 'hook', ...hook },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+      } catch (error) {
+        if (isConditionFailure(error)) throw new ConflictError('hook_exists', `A hook with id ${hook.id} already exists.`);
+        throw error;
+      }
+      return hook;
+    },
+
+    find,
+
+    /** The account's hook; undefined for a malformed, unknown or other account's id alike. */
+    async get(accountId: string, hookId: string): Promise<Hook | undefined> {
+      const hook = await find(hookId);
+      return hook?.account_id === accountId ? hook : undefined;
+    },
+
+    /**
+     * The account's hooks, newest first, from the gsi1 index (eventually
+     * consistent: a hook created a moment ago may be missing from the list,
+     * never from GET). `after` is the position of the previous page's last hook.
+     */
+    async list(accountId: string, options: { limit: number; after?: string }): Promise<{ hooks: Hook[]; nextAfter?: string }> {
+      const gsi1pk = keys.hooksIndexPartition(accountId);
+      const afterId = options.after ? HOOK_POSITION.exec(options.after)?.[1] : undefined;
+      const page = await queryPage(
+        db,
+        {
+          TableName: tableName,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': gsi1pk },
+          ScanIndexForward: false,
+        },
+        { limit: options.limit, startKey: options.after && afterId ? { gsi1pk, gsi1sk: options.after, ...keys.hook(afterId) } : undefined },
+      );
+      const hooks = page.items.map(toHook);
+      const last = hooks.at(-1);
+      return { hooks, nextAfter: page.more && last ? keys.hooksIndex(accountId, last.created_at, last.id).gsi1sk : undefined };
+    },
+
+    /** Deletes the account's hook; 404 when it is not there (so of concurrent deletes exactly one succeeds). */
+    async delete(accountId: string, hookId: string): Promise<void> {
+      if (!HOOK_ID.test(hookId)) throw new NotFoundError(NO_SUCH_HOOK);
+      try {
+        await db.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: keys.hook(hookId),
+            ConditionExpression: 'account_id = :account',
+            ExpressionAttributeValues: { ':account': accountId },
+          }),
+        );
+      } catch (error) {
+        if (isConditionFailure(error)) throw new NotFoundError(NO_SUCH_HOOK);
+        throw error;
+      }
+    },
+
+    /**
+     * One Update: the current secret version becomes the previous one, valid
+     * until `previousValidUntil`, and the version goes up by one. Reads of
+     * the item's own values in an update expression see it before the
+     * update, so concurrent rotations each get a version of their own.
+     */
+    async rotate(accountId: string, hookId: string, input: { now: string; previousValidUntil: string }): Promise<Hook> {
+      if (!HOOK_ID.test(hookId)) throw new NotFoundError(NO_SUCH_HOOK);
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.hook(hookId),
+            UpdateExpression:
+              'SET previous_secret_version = secret_version, previous_valid_until = :until, secret_version = secret_version + :one, secret_rotated_at = :now',
+            ConditionExpression: 'account_id = :account',
+            ExpressionAttributeValues: { ':account': accountId, ':until': input.previousValidUntil, ':one': 1, ':now': input.now },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return toHook(Attributes as Record<string, unknown>);
+      } catch (error) {
+        if (isConditionFailure(error)) throw new NotFoundError(NO_SUCH_HOOK);
+        throw error;
+      }
+    },
+  };
+}
+
+export type HooksRepo = ReturnType<typeof hooksRepo>;

@@ -1,0 +1,25 @@
+import * as z from 'zod';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '#platform/config/limits.js';
+import { limitParam } from '#platform/http/common-schemas.js';
+
+export const CreateHookBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).meta({ description: 'Leading and trailing spaces are removed.' }),
+    workflow_version_id: z.uuid().meta({ description: 'The version every event runs: one of the account’s.' }),
+    entry_node_ids: z
+      .array(z.uuid())
+      .min(1)
+      .max(200)
+      .meta({ description: 'Entry nodes of that version the request starts at, as `POST /v1/workflow-requests/run` takes them.' }),
+  })
+  .meta({ id: 'CreateHookRequest' });
+
+export const ListHooksQuery = z.object({
+  limit: limitParam(LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT),
+  cursor: z.string().min(1).optional().meta({ description: '`next_cursor` of the previous page.' }),
+});
+
+/** The event: any JSON object, signed as received. */
+export const HookEventBody = z
+  .record(z.string(), z.unknown())
+  .meta({ id: 'HookEvent', description: 'Any JSON object, at most 256 KiB: it becomes the `payload` of the workflow request the event starts.' });
