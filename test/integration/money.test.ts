@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { adminCommands } from '#accounts/admin-commands.js';
+import { keys } from '#platform/table/keys.js';
 import { type Json, jsonCaller } from '../helpers/api.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
+import { apiFor, createVersion, node, runVersion, settledTree, transform } from '../helpers/workflows.js';
 
 /**
  * Metering, usage windows and funding (decisions.md, Money) through the
@@ -25,9 +28,9 @@ const post = (user: User, path: string, body: unknown) => call('POST', path, use
 const get = (user: User, path: string) => call('GET', path, user.token);
 const admin = () => adminCommands(stack.table);
 
-async function setup(user: User): Promise<{ harnessId: string; machineId: string }> {
+async function setup(user: User, model = 'local/echo'): Promise<{ harnessId: string; machineId: string }> {
   const files = [
-    { path: 'harness.json', content: JSON.stringify({ model: 'local/echo', instructions: 'prompt.md' }) },
+    { path: 'harness.json', content: JSON.stringify({ model, instructions: 'prompt.md' }) },
     { path: 'prompt.md', content: 'Echo.' },
   ];
   const harness = await post(user, '/v2/harnesses', { name: 'echo', files });
@@ -47,6 +50,17 @@ async function runEnded(user: User, id: string): Promise<Json> {
     { timeout: 20_000, interval: 50 },
   );
   return last;
+}
+
+async function pendingInteraction(user: User, runId: string): Promise<Json> {
+  return vi.waitFor(
+    async () => {
+      const page = (await get(user, `/v2/interactions?run_id=${runId}&status=pending`)).body;
+      assert.ok(page.data?.[0], JSON.stringify(page));
+      return page.data[0] as Json;
+    },
+    { timeout: 20_000, interval: 100 },
+  );
 }
 
 async function completedRun(user: User, ids: { harnessId: string; machineId: string }): Promise<Json> {
@@ -146,20 +160,119 @@ describe('money', () => {
     assert.equal(refused.body.code, 'insufficient_balance');
   });
 
-  test('a window that fills while work is going fails it with usage_window_exceeded; an empty wallet with out_of_funds', async () => {
+  test('a window that fills during a workflow request fails its next node with usage_window_exceeded; what ran stays', async () => {
+    // Prepare: 100 microdollars of 5-hour allowance: room at creation, full after one agent node (the fee alone is 100).
     const user = await signedUpUser(stack);
-    const ids = await setup(user);
-    await completedRun(user, ids);
-    // The allowance drops under what is used after the run was created: its next model turn is refused.
+    const api = apiFor(
+      () => stack.url,
+      () => user.token,
+    );
+    await admin()['account:set-limits']({ 'account-id': user.accountId, 'five-hour-usd': '0.0001' });
+    const [first, second] = [node('first', 'agent', { model: 'local/echo' }), node('second', 'agent', { model: 'local/echo' })];
+    const v = await createVersion(api, [first, second], [{ from: first.id, to: second.id }]);
+    // Act
+    const id = await runVersion(api, v, { text: 'hello there' });
+    const tree = await settledTree(api, id);
+    // Assert
+    const [ran, refused] = [first, second].map((n) => tree.node_executions.find((e) => e.node_id === n.id) as Json) as [Json, Json];
+    assert.equal(ran.status, 'completed');
+    assert.ok(ran.usage.cost_micro_usd > 100 && ran.usage.input_tokens > 0, JSON.stringify(ran.usage));
+    assert.equal(refused.status, 'failed');
+    assert.equal(refused.error.code, 'usage_window_exceeded');
+    assert.equal(refused.usage, null, 'a node refused for its funding did not execute: it costs nothing');
+    assert.equal(tree.workflow_request.status, 'failed');
+    assert.equal(tree.workflow_request.error?.code, 'usage_window_exceeded');
+    const request = (await get(user, `/v1/workflow-requests/${id}`)).body;
+    assert.deepEqual(request.usage, { input_tokens: ran.usage.input_tokens, output_tokens: ran.usage.output_tokens, cost_micro_usd: ran.usage.cost_micro_usd });
+    const usage = (await get(user, '/v2/usage')).body;
+    assert.equal(usage.mode, 'blocked');
+    assert.equal(usage.windows[0].used_percent, 100);
+    const again = await post(user, '/v1/workflow-requests/run', { workflow_version_id: v.id, entry_node_ids: v.entry_node_ids });
+    assert.equal(again.status, 429);
+    assert.equal(again.headers.get('retry-after'), String(again.body.retry_after_seconds));
+  });
+
+  test('a window that fills during a run fails it at its next model turn with usage_window_exceeded', async () => {
+    // Prepare: a run whose first turn asks the user; its cost fills the 1-microdollar window while it waits.
+    const user = await signedUpUser(stack);
+    const ids = await setup(user, 'local/script');
     await admin()['account:set-limits']({ 'account-id': user.accountId, 'five-hour-usd': '0.000001' });
-    const blocked = await completedRun(user, ids).catch(() => undefined);
-    assert.equal(blocked, undefined, 'creation is refused: the window is full');
-    await admin()['account:set-limits']({ 'account-id': user.accountId, reset: true });
-    const created = await post(user, '/v2/runs', { harness_id: ids.harnessId, machine_id: ids.machineId, input: 'x' });
-    assert.equal(created.status, 201);
-    await admin()['account:set-limits']({ 'account-id': user.accountId, 'five-hour-usd': '0.000001' });
+    const created = await post(user, '/v2/runs', {
+      harness_id: ids.harnessId,
+      machine_id: ids.machineId,
+      input: { steps: [{ tool: 'ask_user', arguments: { question: 'Which colour?' } }, { reply: 'noted' }] },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const interaction = await pendingInteraction(user, created.body.id);
+    // Act
+    const answered = await post(user, `/v2/interactions/${interaction.id}/respond`, { type: 'answer', text: 'blue' });
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
     const run = await runEnded(user, created.body.id);
-    // The run may have taken its one turn before the limit changed; when it had not, it failed for good.
-    if (run.status === 'failed') assert.deepEqual(run.failure, { code: 'usage_window_exceeded', message: run.failure.message, retryable: false });
+    // Assert
+    assert.equal(run.status, 'failed');
+    assert.deepEqual(run.failure, { code: 'usage_window_exceeded', message: run.failure.message, retryable: false });
+    assert.ok(run.usage.cost_micro_usd > 0, 'the first turn is kept and paid for');
+  });
+
+  test('extra usage that runs the wallet dry fails the request with out_of_funds; the debit takes what is left', async () => {
+    // Prepare: a full window, extra usage on, and a wallet at the minimum that admits a request.
+    const user = await signedUpUser(stack, { balanceUsd: 2 });
+    const api = apiFor(
+      () => stack.url,
+      () => user.token,
+    );
+    await admin()['account:set-limits']({ 'account-id': user.accountId, 'five-hour-usd': '0.000001' });
+    await admin()['account:extra-usage']({ 'account-id': user.accountId, on: true });
+    const filler = transform('filler', '{}');
+    await settledTree(api, await runVersion(api, await createVersion(api, [filler], []), {}));
+    assert.equal((await get(user, '/v2/usage')).body.mode, 'extra');
+    const [first, gate, second] = [node('first', 'agent', { model: 'local/echo' }), node('gate', 'approval'), node('second', 'agent', { model: 'local/echo' })];
+    const v = await createVersion(
+      api,
+      [first, gate, second],
+      [
+        { from: first.id, to: gate.id },
+        { from: gate.id, to: second.id },
+      ],
+    );
+    const id = await runVersion(api, v, { text: 'some words' });
+    const pending = await vi.waitFor(
+      async () => {
+        const page = (await get(user, `/v2/interactions?status=pending`)).body;
+        const found = page.data.find((i: Json) => i.workflow_request_id === id);
+        assert.ok(found, JSON.stringify(page));
+        return found as Json;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    // Other spending drains the wallet while the request waits (as another request's debit would): 50 microdollars stay,
+    // less than the extra-funded first node the request has not paid yet.
+    await stack.table.db.send(
+      new UpdateCommand({
+        TableName: stack.tableName,
+        Key: keys.account(user.accountId),
+        UpdateExpression: 'SET balance_micro_usd = :b',
+        ExpressionAttributeValues: { ':b': 50 },
+      }),
+    );
+    // Act
+    const approved = await post(user, `/v2/interactions/${pending.id}/respond`, { type: 'approval', approved: true });
+    assert.equal(approved.status, 200, JSON.stringify(approved.body));
+    const tree = await settledTree(api, id);
+    // Assert
+    const refused = tree.node_executions.find((e) => e.node_id === second.id)!;
+    assert.equal(refused.status, 'failed');
+    assert.equal(refused.error?.code, 'out_of_funds');
+    assert.equal(tree.workflow_request.error?.code, 'out_of_funds');
+    const debit = await vi.waitFor(
+      async () => {
+        const found = (await get(user, '/v1/billing/transactions?types=debit')).body.transactions.find((t: Json) => t.metadata.workflow_request_id === id);
+        assert.ok(found);
+        return found as Json;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
+    assert.equal(debit.amount, 50, 'all that was left (microdollars), never below zero');
+    assert.equal((await get(user, '/v2/usage')).body.extra.wallet_micro_usd, 0);
   });
 });
