@@ -83,9 +83,9 @@ async function endpoint(name: string, events: string[], token = user.token): Pro
   return created.body;
 }
 
-async function harness(token = user.token): Promise<string> {
+async function harness(token = user.token, model = 'local/echo'): Promise<string> {
   const files = [
-    { path: 'harness.json', content: JSON.stringify({ model: 'local/echo', instructions: 'prompt.md' }) },
+    { path: 'harness.json', content: JSON.stringify({ model, instructions: 'prompt.md' }) },
     { path: 'prompt.md', content: 'You echo.' },
   ];
   const created = await post('/v2/harnesses', { name: `h ${randomUUID().slice(0, 6)}`, files }, token);
@@ -329,6 +329,30 @@ describe('deliveries', () => {
     const { cases: _cases, ...summary } = evaluation;
     assert.deepEqual(payload, { type: 'evaluation.completed', timestamp: evaluation.completed_at, data: summary });
     assert.equal(payload.data.results.pass_rate, 1);
+  });
+
+  test('a run asking its user delivers interaction.created, then its cancel run.cancelled', async () => {
+    const owner = await signedUpUser(stack, { plan: 'team' });
+    const hook = await endpoint('people', ['interaction.created', 'run.cancelled'], owner.token);
+    const [harnessId, machineId] = await Promise.all([harness(owner.token, 'local/script'), newMachine(call, owner.token)]);
+    const input = { steps: [{ tool: 'ask_user', arguments: { question: 'ship it?' } }, { reply: 'done' }] };
+    const created = await post('/v2/runs', { harness_id: harnessId, machine_id: machineId, input }, owner.token);
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await deliveriesWhen(hook.id, (list) => list[0]?.status === 'delivered', owner.token);
+    const asked = verified(hook.secret, receiver.of('people')[0]!);
+    const interaction = (await get(`/v2/interactions/${asked.data.id}`, owner.token)).body;
+    assert.deepEqual(asked, { type: 'interaction.created', timestamp: interaction.created_at, data: interaction });
+    assert.equal(interaction.run_id, created.body.id);
+
+    const cancelled = await call('POST', `/v2/runs/${created.body.id}/cancel`, owner.token);
+    assert.equal(cancelled.body.status, 'cancelled');
+    await deliveriesWhen(hook.id, (list) => list.length === 2 && list.every((d) => d.status === 'delivered'), owner.token);
+    const ended = verified(hook.secret, receiver.of('people')[1]!);
+    assert.deepEqual(ended, {
+      type: 'run.cancelled',
+      timestamp: cancelled.body.completed_at,
+      data: (await get(`/v2/runs/${created.body.id}`, owner.token)).body,
+    });
   });
 
   test('500, 500, then 200: three attempts with one webhook-id, and the log says delivered after 3', async () => {
