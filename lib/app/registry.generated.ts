@@ -15,6 +15,8 @@ import type { QueueDefinition } from '#platform/queues.js';
 import { RUNS_ENDPOINTS } from '#runs/contracts/index.js';
 import { RUNS_QUEUES } from '#runs/queues.js';
 import { USAGE_ENDPOINTS } from '#usage/contracts/index.js';
+import { WEBHOOKS_ENDPOINTS } from '#webhooks/contracts/index.js';
+import { WEBHOOKS_QUEUES } from '#webhooks/queues.js';
 import { WORKFLOWS_ENDPOINTS } from '#workflows/contracts/index.js';
 import { APP_ENDPOINTS } from './contracts/index.js';
 
@@ -32,8 +34,9 @@ export const ENDPOINTS: readonly EndpointContract[] = [
   ...MEMORY_ENDPOINTS,
   ...RUNS_ENDPOINTS,
   ...USAGE_ENDPOINTS,
+  ...WEBHOOKS_ENDPOINTS,
   ...WORKFLOWS_ENDPOINTS,
 ];
 
 /** Every feature's queues (lib/<feature>/queues.ts). */
-export const FEATURE_QUEUES: readonly QueueDefinition[] = [...EVALUATIONS_QUEUES, ...EXECUTION_QUEUES, ...RUNS_QUEUES];
+export const FEATURE_QUEUES: readonly QueueDefinition[] = [...EVALUATIONS_QUEUES, ...EXECUTION_QUEUES, ...RUNS_QUEUES, ...WEBHOOKS_QUEUES];

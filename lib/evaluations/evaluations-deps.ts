@@ -2,6 +2,7 @@ import { type Harness, harnessLookup } from '#harnesses/index.js';
 import { type Machine, machineLookup } from '#machines/index.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
 import { type RunsService, runsService } from '#runs/index.js';
+import { type AnnounceEvent, webhookNotices } from '#webhooks/index.js';
 import { type EvaluationsRepo, evaluationsRepo } from './evaluations-repository.js';
 import { type SendEvaluationTask, sendEvaluationTask } from './tasks.js';
 
@@ -12,6 +13,8 @@ export interface EvaluationsDeps {
   machines: { get(accountId: string, machineId: string): Promise<Machine | undefined> };
   runs: RunsService;
   sendTask: SendEvaluationTask;
+  /** Tells the outbound webhooks of an `evaluation.completed` event after its transaction (lib/webhooks/index.ts). */
+  announce: AnnounceEvent;
   now(): Date;
 }
 
@@ -23,6 +26,7 @@ export function evaluationsDeps(table: TableRef = defaultTable()): EvaluationsDe
     machines: machineLookup(table),
     runs: runsService(table),
     sendTask: sendEvaluationTask,
+    announce: webhookNotices().announce,
     now: () => new Date(),
   };
 }

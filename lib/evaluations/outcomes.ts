@@ -83,13 +83,20 @@ export async function tryComplete(deps: EvaluationsDeps, whole: EvaluationWhole)
     recorded_attempts: attempts.length,
     ended_attempts: attempts.filter((a) => a.ended_at !== null).length,
   };
-  if (!(await deps.evaluations.finish(evaluation, { status: 'completed', completed_at: at, results }, completedEvent(completed)))) return { kind: 'refused' };
+  const event = completedEvent(completed);
+  if (!(await deps.evaluations.finish(evaluation, { status: 'completed', completed_at: at, results }, event))) return { kind: 'refused' };
+  await deps.announce(evaluation.account_id, { id: event.id, type: event.type, created_at: at });
   return { kind: 'completed', whole: { evaluation: completed, cases, attempts } };
 }
 
 /** A `run: true` evaluation whose every run has ended completes (it is the service's to complete). */
 export async function completeIfDone(deps: EvaluationsDeps, accountId: string, evaluationId: string): Promise<void> {
   const evaluation = await deps.evaluations.get(accountId, evaluationId);
+  // A repeated notice of its last run announces its event again: the completer may have died before announcing it.
+  if (evaluation?.run && evaluation.status === 'completed' && evaluation.completed_at) {
+    const event = completedEvent(evaluation);
+    return deps.announce(accountId, { id: event.id, type: event.type, created_at: evaluation.completed_at });
+  }
   if (!evaluation?.run || evaluation.status !== 'running' || evaluation.ended_attempts < attemptCount(evaluation)) return;
   const whole = await deps.evaluations.whole(accountId, evaluationId);
   if (whole) await tryComplete(deps, whole);

@@ -28,7 +28,7 @@ export interface AccountEvent {
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** The Put of one event, for the transaction of the change it reports; its key is free unless this very event was written. */
-export function accountEventPut(table: TableRef, accountId: string, event: AccountEvent, now: Date): TransactItem {
+export function accountEventPut(table: Pick<TableRef, 'tableName'>, accountId: string, event: AccountEvent, now: Date): TransactItem {
   const createdAt = now.toISOString();
   return {
     Put: {

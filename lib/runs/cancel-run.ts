@@ -1,12 +1,14 @@
 import { releaseSlot } from '#accounts/index.js';
 import { activityUpdate, utcDay } from '#billing/index.js';
+import { accountEventPut } from '#events/account-events.js';
 import type { InteractionsService } from '#interactions/index.js';
 import { machineOccupancy } from '#machines/index.js';
 import { UnavailableError } from '#platform/errors.js';
+import type { AnnounceEvent } from '#webhooks/index.js';
 import type { RunEventData } from './events.js';
 import { type AdvanceDeps, advanceMachine } from './machine-queue.js';
 import { isTerminal, type Run, type RunFailure, type RunStatus } from './model.js';
-import type { NotifyRunEnded } from './run-ended.js';
+import { type NotifyRunEnded, runEndedEvent } from './run-ended.js';
 import type { RunMoney } from './run-money.js';
 import type { RunChange } from './runs-repository.js';
 import { leaveRunning } from './usage.js';
@@ -16,6 +18,8 @@ export interface EndDeps extends AdvanceDeps {
   interactions: Pick<InteractionsService, 'resolve'>;
   /** Tells the features that follow runs that this one ended (lib/runs/run-ended.ts). */
   runEnded: NotifyRunEnded;
+  /** Tells the outbound webhooks of the `run.<status>` event its end recorded (lib/webhooks/index.ts). */
+  announce: AnnounceEvent;
   /** The money of a run (lib/runs/run-money.ts): its checks, and the debit of its extra-funded usage when it ends. */
   money: RunMoney;
 }
@@ -56,22 +60,25 @@ export async function endRun(
     : [];
   const left = holding ? leaveRunning(run, now) : { queue_sk: null };
   const cost = 'usage' in left ? left.usage.cost_micro_usd : run.usage.cost_micro_usd;
+  const set = {
+    ...extra.set,
+    status: end.status,
+    completed_at: now.toISOString(),
+    failure: end.failure ?? null,
+    ...(end.output === undefined ? {} : { output: end.output }),
+    ...left,
+    lease_owner: null,
+  };
   const changed = await deps.runs.change(run, {
-    set: {
-      ...extra.set,
-      status: end.status,
-      completed_at: now.toISOString(),
-      failure: end.failure ?? null,
-      ...(end.output === undefined ? {} : { output: end.output }),
-      ...left,
-      lease_owner: null,
-    },
+    set,
     from: [run.status],
     ...(extra.costBefore === undefined ? {} : { costBefore: extra.costBefore }),
     ...(end.leaseOwner === undefined ? {} : { leaseOwner: end.leaseOwner }),
     events: [...(extra.events ?? []), ...waitEvents, { type: 'run.status', data: { status: end.status } }],
     items: [
       ...(extra.items ?? []),
+      // The account's `run.<status>` event, with the run as it is once ended (the webhooks deliver it).
+      accountEventPut({ tableName: deps.tableName }, run.account_id, runEndedEvent({ ...run, ...set } as Run), now),
       // The run's usage cost counts in the activity of the day it ends, once: with the end, which happens once.
       ...(cost > 0 ? [activityUpdate(deps.tableName, run.account_id, utcDay(now.toISOString()), { cost_micro_usd: cost })] : []),
       // The slot of work in progress its creation took, given back by the end that frees it.
@@ -98,6 +105,8 @@ export async function afterEnd(deps: EndDeps, run: Run, waitedFor: string | unde
   await advanceMachine(deps, run.account_id, run.machine_id);
   await deps.money.settle(run);
   await deps.runEnded(run);
+  const event = runEndedEvent(run);
+  if (run.completed_at) await deps.announce(run.account_id, { id: event.id, type: event.type, created_at: run.completed_at });
 }
 
 /**

@@ -1,7 +1,8 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { sqsClient } from '#platform/aws/clients.js';
 import { queueUrlVariable } from '#platform/queues.js';
-import type { Run, RunStatus } from './model.js';
+import { nameBasedUuid } from '#platform/uuid.js';
+import { type Run, type RunStatus, runView } from './model.js';
 import { RUN_ENDED_QUEUE } from './queues.js';
 
 /**
@@ -26,3 +27,16 @@ export const notifyRunEnded: NotifyRunEnded = async (run) => {
   const message: RunEnded = { run_id: run.id, account_id: run.account_id, status: run.status as RunEnded['status'] };
   await sqsClient().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
 };
+
+/**
+ * The `run.<status>` event of the account's event record (decisions.md,
+ * Webhooks) for an ended run: written in the transaction that ends it
+ * (`endRun`, lib/runs/cancel-run.ts) with the run as GET /v2/runs/{id}
+ * shows it then, announced by `afterEnd`. Its id is derived from the run's
+ * and its status, so it is one event however often the end is tried.
+ */
+export const runEndedEvent = (run: Run) => ({
+  id: nameBasedUuid(`run.ended:${run.id}:${run.status}`),
+  type: `run.${run.status}`,
+  data: runView(run),
+});

@@ -2,6 +2,7 @@ import { harnessLookup } from '#harnesses/index.js';
 import { interactionsService } from '#interactions/index.js';
 import { machineLookup } from '#machines/index.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
+import { webhookNotices } from '#webhooks/index.js';
 import { chatLookup } from '#workflows/index.js';
 import type { EndDeps } from './cancel-run.js';
 import type { CreateRunDeps } from './create-run.js';
@@ -26,6 +27,7 @@ export function endRunDeps(table: TableRef = defaultTable()): EndDeps & { runs: 
     tableName: table.tableName,
     wake: wakeRun,
     runEnded: notifyRunEnded,
+    announce: webhookNotices().announce,
     money: runMoney(table),
   };
 }

@@ -224,6 +224,7 @@ export function fakeWorld() {
     sendTask: async (task, options) => {
       tasks.push({ task, delaySeconds: options?.delaySeconds });
     },
+    announce: async () => undefined,
     now: () => {
       clock += 1000;
       return new Date(clock);

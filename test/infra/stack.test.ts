@@ -349,11 +349,11 @@ test('worker environment: outbound settings under their own names, earlier names
   );
 });
 
-test('routes marked outbound (the harness tools listing) get the outbound settings and nothing else of the workers’ environment', () => {
+test('routes marked outbound (the harness tools listing, webhook endpoint URLs checked at create and update) get the outbound settings and nothing else of the workers’ environment', () => {
   assert.deepEqual(outboundEnvironmentOf({ HTTP_NODE_ALLOWED_HOSTS: '10.0.0.0/8', OPENAI_API_KEY: 'k' }), { OUTBOUND_ALLOWED_HOSTS: '10.0.0.0/8' });
   assert.deepEqual(outboundEnvironmentOf(undefined), {});
   const outbound = httpRoutes.filter((r) => r.outbound).map((r) => r.id);
-  assert.deepEqual(outbound, ['HarnessesTools']);
+  assert.deepEqual(outbound, ['HarnessesTools', 'WebhookEndpointsCreate', 'WebhookEndpointsUpdate']);
   for (const route of httpRoutes) {
     const variables = resources()[logicalId(functionOf(route.id).node.defaultChild as CfnElement)]!.Properties?.Environment?.Variables as Record<
       string,

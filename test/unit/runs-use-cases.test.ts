@@ -255,6 +255,7 @@ function world() {
     async runEnded(run) {
       ended.push(run.id);
     },
+    announce: async () => undefined,
     money: {
       check: async () => money.unfunded,
       async settle(run) {

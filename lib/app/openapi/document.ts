@@ -1,6 +1,12 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { EvaluationSummarySchema } from '#evaluations/openapi/evaluations-responses.js';
+import { WorkflowRequestSchema } from '#execution/openapi/workflow-requests-responses.js';
+import { InteractionSchema } from '#interactions/openapi/interactions-responses.js';
 import type { EndpointContract, OpenApiTag } from '#platform/http/contract.js';
 import { registerOperations } from '#platform/openapi/operations.js';
+import { RunSchema } from '#runs/openapi/runs-responses.js';
+import { WEBHOOKS_TAG } from '#webhooks/contracts/tags.js';
+import { webhookDocs } from '#webhooks/openapi/webhook-payloads.js';
 
 /**
  * Every tag the operations use, in the order the registry lists the
@@ -26,6 +32,39 @@ function inTagOrder(endpoints: readonly EndpointContract[], tags: readonly OpenA
 }
 
 /**
+ * The outbound webhooks' deliveries (lib/webhooks), one entry of the
+ * document's `webhooks` per event type, `data` the resource as its own
+ * feature's API shows it: composed here, as features do not import each
+ * other's response schemas.
+ */
+function registerWebhooks(registry: OpenAPIRegistry): void {
+  const docs = webhookDocs({
+    'workflow_request.completed': WorkflowRequestSchema,
+    'workflow_request.failed': WorkflowRequestSchema,
+    'workflow_request.stopped': WorkflowRequestSchema,
+    'run.completed': RunSchema,
+    'run.failed': RunSchema,
+    'run.cancelled': RunSchema,
+    'interaction.created': InteractionSchema,
+    'evaluation.completed': EvaluationSummarySchema,
+  });
+  for (const doc of docs) {
+    registry.registerWebhook({
+      method: 'post',
+      path: doc.name,
+      operationId: doc.operationId,
+      summary: doc.summary,
+      description: doc.description,
+      tags: [WEBHOOKS_TAG.name],
+      // Authenticated by its signature (Standard Webhooks), not by a security scheme.
+      security: [],
+      request: { headers: doc.headers, body: { required: true, content: { 'application/json': { schema: doc.body } } } },
+      responses: Object.fromEntries(Object.entries(doc.responses).map(([status, description]) => [status, { description }])),
+    });
+  }
+}
+
+/**
  * The OpenAPI 3.1 document, generated from the endpoint contracts and the
  * zod schemas that validate requests; nothing here is written by hand but
  * descriptions. Built by `npm run openapi` into lib/app/openapi/generated.ts,
@@ -37,6 +76,7 @@ export async function buildOpenApiDocument(endpoints: readonly EndpointContract[
   const registry = new OpenAPIRegistry();
   const tags = tagsOf(endpoints);
   await registerOperations(registry, inTagOrder(endpoints, tags));
+  registerWebhooks(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

@@ -10,6 +10,8 @@ export const EvaluationsComplete = defineEndpoint({
   auth: 'bearer',
   params: EvaluationIdParams,
   table: 'readwrite',
+  // The completion announces its `evaluation.completed` event to the webhooks (lib/webhooks/index.ts).
+  sends: true,
   operationId: 'completeEvaluation',
   summary: 'Complete an evaluation',
   description: [

@@ -216,6 +216,23 @@ export const keys = {
   hooksIndexPartition: (accountId: string) => `ACCOUNT#${accountId}#HOOKS`,
   /** The replay guard of one event of a hook, by the SHA-256 (base64url) of its `webhook-id`: the request it started, for 24 hours. */
   hookEvent: (hookId: string, webhookIdHash: string): Key => ({ pk: `HOOK#${hookId}`, sk: `EVENT#${webhookIdHash}` }),
+
+  // --- Webhook endpoints and deliveries (lib/webhooks) ---
+  /**
+   * An outbound webhook endpoint, under its account: another account's
+   * endpoint id never resolves, and the dispatcher reads an event's
+   * endpoints under the event's own account. Ids sort by creation time.
+   */
+  webhookEndpoint: (accountId: string, endpointId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: `WEBHOOKENDPOINT#${endpointId}` }),
+  webhookEndpointPrefix: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'WEBHOOKENDPOINT#' }),
+  /**
+   * One event's delivery to one endpoint, in the endpoint's own partition.
+   * The delivery id is derived from (endpoint id, event id) and begins with
+   * the event's time, so a repeated dispatch finds the same key and the
+   * deliveries of an endpoint sort by time.
+   */
+  webhookDelivery: (endpointId: string, deliveryId: string): Key => ({ pk: `WEBHOOKENDPOINT#${endpointId}`, sk: `DELIVERY#${deliveryId}` }),
+  webhookDeliveryPrefix: (endpointId: string) => ({ pk: `WEBHOOKENDPOINT#${endpointId}`, skPrefix: 'DELIVERY#' }),
 } as const;
 
 /** Epoch seconds, the unit DynamoDB TTL reads. */

@@ -1,0 +1,169 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { keys, ttlFromDate } from '#platform/table/keys.js';
+import { queryPage } from '#platform/table/queries.js';
+import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
+import { DELIVERY_ID, DELIVERY_RETENTION_SECONDS, type DeliveryStatus, type WebhookDelivery, type WebhookEventType } from './model.js';
+
+/**
+ * Deliveries in the table (docs/data-model.md): one item per (endpoint,
+ * event), `WEBHOOKENDPOINT#<endpoint id>` / `DELIVERY#<delivery id>`, the id
+ * derived from the pair (model.ts, deliveryIdOf). Every change after its
+ * creation is conditional on the series and the number of attempts read,
+ * so a message handled twice, or a worker that died after its POST, can
+ * record an attempt only once.
+ */
+
+const toDelivery = (item: Record<string, unknown>): WebhookDelivery => ({
+  id: item.id as string,
+  endpoint_id: item.endpoint_id as string,
+  account_id: item.account_id as string,
+  event_id: item.event_id as string,
+  event_type: item.event_type as WebhookEventType,
+  event_created_at: item.event_created_at as string,
+  status: item.status as DeliveryStatus,
+  attempts: Number(item.attempts ?? 0),
+  series: Number(item.series ?? 1),
+  series_start: Number(item.series_start ?? 0),
+  last_status_code: (item.last_status_code as number | null | undefined) ?? null,
+  last_error: (item.last_error as string | null | undefined) ?? null,
+  next_attempt_at: (item.next_attempt_at as string | null | undefined) ?? null,
+  created_at: item.created_at as string,
+  delivered_at: (item.delivered_at as string | null | undefined) ?? null,
+});
+
+/** What one attempt (or the end of a series without one) leaves on the delivery. */
+export interface AttemptRecord {
+  status: DeliveryStatus;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  delivered_at?: string;
+}
+
+export function deliveriesRepo(table: TableRef = defaultTable()) {
+  const { db, tableName } = table;
+
+  async function get(endpointId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
+    if (!DELIVERY_ID.test(deliveryId)) return undefined;
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.webhookDelivery(endpointId, deliveryId), ConsistentRead: true }));
+    return Item ? toDelivery(Item) : undefined;
+  }
+
+  /** A conditional update of the delivery: the delivery as changed, or undefined when its condition failed (someone else changed it first). */
+  async function change(delivery: WebhookDelivery, set: Record<string, unknown>, condition: string, values: Record<string, unknown>) {
+    const fields = Object.keys(set).filter((f) => set[f] !== undefined);
+    try {
+      const { Attributes } = await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.webhookDelivery(delivery.endpoint_id, delivery.id),
+          UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}`,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: {
+            ...Object.fromEntries(fields.map((f) => [`#${f}`, f])),
+            '#series': 'series',
+            '#attempts': 'attempts',
+            '#status': 'status',
+          },
+          ExpressionAttributeValues: { ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])), ...values },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toDelivery(Attributes!);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  return {
+    get,
+
+    /**
+     * Puts the delivery unless its key is taken: `created` false and the
+     * stored delivery when this (endpoint, event) was dispatched before.
+     */
+    async createOnce(delivery: WebhookDelivery): Promise<{ created: boolean; delivery: WebhookDelivery }> {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...keys.webhookDelivery(delivery.endpoint_id, delivery.id),
+              entity: 'webhook_delivery',
+              ...delivery,
+              ttl: ttlFromDate(new Date(delivery.created_at)) + DELIVERY_RETENTION_SECONDS,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { created: true, delivery };
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        const old = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
+        const stored = old ? toDelivery(unmarshall(old)) : await get(delivery.endpoint_id, delivery.id);
+        return { created: false, delivery: stored ?? delivery };
+      }
+    },
+
+    /** The endpoint's deliveries, newest first (a consistent Query). `after` is the last id of the previous page. */
+    async list(endpointId: string, options: { limit: number; after?: string }) {
+      const prefix = keys.webhookDeliveryPrefix(endpointId);
+      const page = await queryPage(
+        db,
+        {
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
+          ScanIndexForward: false,
+          ConsistentRead: true,
+        },
+        { limit: options.limit, startKey: options.after ? keys.webhookDelivery(endpointId, options.after) : undefined },
+      );
+      const deliveries = page.items.map(toDelivery);
+      return { deliveries, nextAfter: page.more ? deliveries.at(-1)?.id : undefined };
+    },
+
+    /**
+     * Records attempt number `attempt` (counted over every series) of a
+     * pending delivery, on condition that it is still in `delivery.series`
+     * with `attempt - 1` attempts made: undefined when it was recorded
+     * already, or the series was replaced by a retry.
+     */
+    recordAttempt(delivery: WebhookDelivery, attempt: number, record: AttemptRecord) {
+      return change(delivery, { ...record, attempts: attempt }, '#series = :seen_series AND #attempts = :seen_attempts AND #status = :pending', {
+        ':seen_series': delivery.series,
+        ':seen_attempts': attempt - 1,
+        ':pending': 'pending',
+      });
+    },
+
+    /** Ends a pending series without an attempt (its endpoint is gone or disabled, its event past retention). */
+    fail(delivery: WebhookDelivery, reason: string) {
+      return change(
+        delivery,
+        { status: 'failed', last_error: reason, next_attempt_at: null },
+        '#series = :seen_series AND #attempts = :seen_attempts AND #status = :pending',
+        { ':seen_series': delivery.series, ':seen_attempts': delivery.attempts, ':pending': 'pending' },
+      );
+    },
+
+    /**
+     * Starts a new series now (POST …/retry): pending, the schedule counted
+     * from the attempts made so far; messages of the former series are stale
+     * from here on. Undefined when the delivery changed since it was read.
+     */
+    retry(delivery: WebhookDelivery, now: string) {
+      return change(
+        delivery,
+        { status: 'pending', series: delivery.series + 1, series_start: delivery.attempts, next_attempt_at: now },
+        '#series = :seen_series AND #attempts = :seen_attempts',
+        { ':seen_series': delivery.series, ':seen_attempts': delivery.attempts },
+      );
+    },
+  };
+}
+
+export type DeliveriesRepo = ReturnType<typeof deliveriesRepo>;

@@ -1,0 +1,66 @@
+import { logger } from '#platform/observability/logger.js';
+import type { AccountEventReader } from './account-event-reader.js';
+import type { DeliveriesRepo } from './deliveries-repository.js';
+import type { SendDelivery } from './delivery-messages.js';
+import type { EndpointsRepo } from './endpoints-repository.js';
+import type { WebhookNotice } from './index.js';
+import { deliveryIdOf, isWebhookEventType, type WebhookDelivery } from './model.js';
+
+export interface DispatchDeps {
+  events: Pick<AccountEventReader, 'get'>;
+  endpoints: Pick<EndpointsRepo, 'subscribed'>;
+  deliveries: Pick<DeliveriesRepo, 'createOnce'>;
+  send: SendDelivery;
+  now(): Date;
+}
+
+/**
+ * A notice of the `webhook-events` queue: the event is read from the
+ * account's event record (what was committed, whatever the notice says),
+ * then every enabled endpoint of that same account subscribed to its type
+ * gets a delivery, created once (its key derives from the endpoint and the
+ * event), and its first attempt's message. A notice handled again creates
+ * nothing; a delivery it finds that has made no attempt yet gets its first
+ * message again, since a dispatcher that died after creating it may not
+ * have sent it. The number of deliveries whose first message was sent.
+ */
+export async function dispatchEvent(deps: DispatchDeps, notice: WebhookNotice): Promise<number> {
+  if (!isWebhookEventType(notice.event_type)) return 0;
+  const event = await deps.events.get(notice.account_id, notice.created_at, notice.event_id);
+  if (!event) {
+    logger().warn('webhook notice of an event not in the record (past its retention?)', { account_id: notice.account_id, event_id: notice.event_id });
+    return 0;
+  }
+  if (!isWebhookEventType(event.type)) return 0;
+  const type = event.type;
+  const endpoints = await deps.endpoints.subscribed(notice.account_id, type);
+  const now = deps.now();
+  const sent = await Promise.all(
+    endpoints.map(async (endpoint) => {
+      const delivery: WebhookDelivery = {
+        id: deliveryIdOf(endpoint.id, event),
+        endpoint_id: endpoint.id,
+        account_id: notice.account_id,
+        event_id: event.id,
+        event_type: type,
+        event_created_at: event.created_at,
+        status: 'pending',
+        attempts: 0,
+        series: 1,
+        series_start: 0,
+        last_status_code: null,
+        last_error: null,
+        next_attempt_at: now.toISOString(),
+        created_at: now.toISOString(),
+        delivered_at: null,
+      };
+      const { created, delivery: stored } = await deps.deliveries.createOnce(delivery);
+      const unsent = created || (stored.status === 'pending' && stored.series === 1 && stored.attempts === 0);
+      if (!unsent) return 0;
+      const due = Date.parse(stored.next_attempt_at ?? stored.created_at);
+      await deps.send({ delivery_id: stored.id, endpoint_id: stored.endpoint_id, account_id: stored.account_id, series: 1, attempt: 1, due_at: due }, now);
+      return 1;
+    }),
+  );
+  return sent.reduce<number>((a, b) => a + b, 0);
+}

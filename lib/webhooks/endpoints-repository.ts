@@ -1,0 +1,168 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConflictError, NotFoundError } from '#platform/errors.js';
+import { keys } from '#platform/table/keys.js';
+import { queryAll, queryPage } from '#platform/table/queries.js';
+import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
+import { ENDPOINT_ID, type WebhookEndpoint, type WebhookEventType } from './model.js';
+
+/**
+ * Webhook endpoints in the table (docs/data-model.md): one item each under
+ * its account, `ACCOUNT#<a>` / `WEBHOOKENDPOINT#<id>`. No secret is stored:
+ * `secret_version` names the derived one.
+ */
+
+const toEndpoint = (item: Record<string, unknown>): WebhookEndpoint => ({
+  id: item.id as string,
+  account_id: item.account_id as string,
+  url: item.url as string,
+  events: (item.events as WebhookEventType[]) ?? [],
+  description: (item.description as string | null | undefined) ?? null,
+  disabled: item.disabled === true,
+  disabled_reason: (item.disabled_reason as WebhookEndpoint['disabled_reason'] | undefined) ?? null,
+  secret_version: Number(item.secret_version ?? 1),
+  created_at: item.created_at as string,
+  updated_at: (item.updated_at as string | undefined) ?? (item.created_at as string),
+});
+
+export interface EndpointPatch {
+  url?: string;
+  events?: WebhookEventType[];
+  description?: string | null;
+  disabled?: boolean;
+}
+
+export function endpointsRepo(table: TableRef = defaultTable()) {
+  const { db, tableName } = table;
+
+  async function get(accountId: string, endpointId: string): Promise<WebhookEndpoint | undefined> {
+    if (!ENDPOINT_ID.test(endpointId)) return undefined;
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.webhookEndpoint(accountId, endpointId), ConsistentRead: true }));
+    return Item ? toEndpoint(Item) : undefined;
+  }
+
+  return {
+    /** Puts a new endpoint; its key must be free. */
+    async create(endpoint: WebhookEndpoint): Promise<WebhookEndpoint> {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...keys.webhookEndpoint(endpoint.account_id, endpoint.id), entity: 'webhook_endpoint', ...endpoint },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+      } catch (error) {
+        if (isConditionFailure(error)) throw new ConflictError('webhook_endpoint_exists', `A webhook endpoint with id ${endpoint.id} already exists.`);
+        throw error;
+      }
+      return endpoint;
+    },
+
+    /** Undefined for a malformed, unknown or other account's id alike. */
+    get,
+
+    /** The account's endpoints, newest first (a consistent Query). `after` is the last id of the previous page. */
+    async list(accountId: string, options: { limit: number; after?: string }) {
+      const prefix = keys.webhookEndpointPrefix(accountId);
+      const page = await queryPage(
+        db,
+        {
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
+          ScanIndexForward: false,
+          ConsistentRead: true,
+        },
+        { limit: options.limit, startKey: options.after ? keys.webhookEndpoint(accountId, options.after) : undefined },
+      );
+      const endpoints = page.items.map(toEndpoint);
+      return { endpoints, nextAfter: page.more ? endpoints.at(-1)?.id : undefined };
+    },
+
+    /**
+     * The account's enabled endpoints subscribed to `type`: the dispatcher's
+     * one Query, under the event's own account, so another account's
+     * endpoint is never read.
+     */
+    async subscribed(accountId: string, type: WebhookEventType): Promise<WebhookEndpoint[]> {
+      const prefix = keys.webhookEndpointPrefix(accountId);
+      const items = await queryAll(db, {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: '#disabled = :false AND contains(#events, :type)',
+        ExpressionAttributeNames: { '#disabled': 'disabled', '#events': 'events' },
+        ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix, ':false': false, ':type': type },
+        ConsistentRead: true,
+      });
+      return items.map(toEndpoint);
+    },
+
+    /**
+     * Changes the fields given, on condition that the endpoint exists;
+     * enabling it clears `disabled_reason`, disabling it says `user`. The
+     * endpoint as changed; NotFoundError when it is gone.
+     */
+    async update(accountId: string, endpointId: string, patch: EndpointPatch, now: string): Promise<WebhookEndpoint> {
+      if (!ENDPOINT_ID.test(endpointId)) throw new NotFoundError('No such webhook endpoint.');
+      const set: Record<string, unknown> = { updated_at: now };
+      if (patch.url !== undefined) set.url = patch.url;
+      if (patch.events !== undefined) set.events = patch.events;
+      if (patch.description !== undefined) set.description = patch.description;
+      if (patch.disabled !== undefined) {
+        set.disabled = patch.disabled;
+        set.disabled_reason = patch.disabled ? 'user' : null;
+      }
+      const fields = Object.keys(set);
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.webhookEndpoint(accountId, endpointId),
+            UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}`,
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: Object.fromEntries(fields.map((f) => [`#${f}`, f])),
+            ExpressionAttributeValues: Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])),
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return toEndpoint(Attributes!);
+      } catch (error) {
+        if (isConditionFailure(error)) throw new NotFoundError('No such webhook endpoint.');
+        throw error;
+      }
+    },
+
+    /** A delivery was answered 410: the endpoint is disabled (`gone`) until PATCH enables it. Nothing when it is gone. */
+    async disableGone(accountId: string, endpointId: string, now: string): Promise<void> {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.webhookEndpoint(accountId, endpointId),
+            UpdateExpression: 'SET #disabled = :true, disabled_reason = :gone, updated_at = :now',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#disabled': 'disabled' },
+            ExpressionAttributeValues: { ':true': true, ':gone': 'gone', ':now': now },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+
+    /** Deletes the endpoint; NotFoundError when it was not there (so of concurrent deletes one answers 204). */
+    async delete(accountId: string, endpointId: string): Promise<void> {
+      if (!ENDPOINT_ID.test(endpointId)) throw new NotFoundError('No such webhook endpoint.');
+      try {
+        await db.send(
+          new DeleteCommand({ TableName: tableName, Key: keys.webhookEndpoint(accountId, endpointId), ConditionExpression: 'attribute_exists(pk)' }),
+        );
+      } catch (error) {
+        if (isConditionFailure(error)) throw new NotFoundError('No such webhook endpoint.');
+        throw error;
+      }
+    },
+  };
+}
+
+export type EndpointsRepo = ReturnType<typeof endpointsRepo>;

@@ -1,0 +1,110 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * Outbound webhooks (decisions.md, Webhooks): the event types, the endpoint
+ * and delivery as stored and as the API shows them. No I/O.
+ */
+
+/** Every event type an endpoint may subscribe to. */
+export const WEBHOOK_EVENT_TYPES = [
+  'workflow_request.completed',
+  'workflow_request.failed',
+  'workflow_request.stopped',
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+  'interaction.created',
+  'evaluation.completed',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const isWebhookEventType = (type: string): type is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** The purpose an endpoint's signing secret is derived under (lib/platform/secrets/service-key.ts). */
+export const ENDPOINT_SECRET_PURPOSE = 'webhook-endpoint';
+
+/** How long a delivery's record is kept (its retries end within a day and a half). */
+export const DELIVERY_RETENTION_SECONDS = 30 * 24 * 60 * 60;
+
+export const MAX_URL_LENGTH = 2048;
+export const MAX_DESCRIPTION_LENGTH = 500;
+
+/** `whe_`, 9 base-36 digits of creation time, 16 base64url characters (as lib/platform/ids.ts makes ids). */
+export const ENDPOINT_ID = /^whe_[0-9a-z]{9}[A-Za-z0-9_-]{16}$/;
+/** `whd_`, 9 base-36 digits of the event's time, 16 base64url characters of a hash of (endpoint id, event id). */
+export const DELIVERY_ID = /^whd_[0-9a-z]{9}[A-Za-z0-9_-]{16}$/;
+
+const time36 = (ms: number) => ms.toString(36).padStart(9, '0');
+
+export const newEndpointId = (now = Date.now()): string => `whe_${time36(now)}${randomBytes(12).toString('base64url')}`;
+
+/** The one delivery of an event to an endpoint: the same id however often the event is dispatched. */
+export function deliveryIdOf(endpointId: string, event: { id: string; created_at: string }): string {
+  const hash = createHash('sha256').update(`${endpointId}\n${event.id}`).digest().subarray(0, 12).toString('base64url');
+  return `whd_${time36(Date.parse(event.created_at))}${hash}`;
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  account_id: string;
+  url: string;
+  events: WebhookEventType[];
+  description: string | null;
+  disabled: boolean;
+  /** `gone`: a delivery was answered 410; `user`: PATCH disabled; null while enabled. */
+  disabled_reason: 'gone' | 'user' | null;
+  /** The secret is derived from the service key, the endpoint id and this version; never stored. */
+  secret_version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  endpoint_id: string;
+  account_id: string;
+  /** The account event delivered: its id is the `webhook-id`, the same on every attempt. */
+  event_id: string;
+  event_type: WebhookEventType;
+  event_created_at: string;
+  status: DeliveryStatus;
+  /** Attempts made, over every series. */
+  attempts: number;
+  /** The current series of attempts: 1, and one more for each manual retry; a message of another series is stale. */
+  series: number;
+  /** `attempts` when the current series began: the retry schedule counts from here. */
+  series_start: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export const endpointView = (endpoint: WebhookEndpoint) => ({
+  id: endpoint.id,
+  url: endpoint.url,
+  events: endpoint.events,
+  description: endpoint.description,
+  disabled: endpoint.disabled,
+  disabled_reason: endpoint.disabled_reason,
+  created_at: endpoint.created_at,
+  updated_at: endpoint.updated_at,
+});
+
+export const deliveryView = (delivery: WebhookDelivery) => ({
+  id: delivery.id,
+  endpoint_id: delivery.endpoint_id,
+  event_id: delivery.event_id,
+  event_type: delivery.event_type,
+  status: delivery.status,
+  attempts: delivery.attempts,
+  last_status_code: delivery.last_status_code,
+  last_error: delivery.last_error,
+  next_attempt_at: delivery.next_attempt_at,
+  created_at: delivery.created_at,
+  delivered_at: delivery.delivered_at,
+});

@@ -1,0 +1,77 @@
+import * as z from 'zod';
+import { retryAfter } from '#platform/openapi/headers.js';
+import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '../model.js';
+
+const endpointFields = {
+  id: z.string().meta({ description: '`whe_…`.', example: 'whe_0mwvm6w715Up1NimNL49uBANV' }),
+  url: z.string(),
+  events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+  description: z.string().nullable(),
+  disabled: z.boolean().meta({ description: 'A disabled endpoint receives nothing: no new deliveries, and its pending ones end `failed`.' }),
+  disabled_reason: z
+    .enum(['gone', 'user'])
+    .nullable()
+    .meta({ description: '`gone`: a delivery was answered 410; `user`: PATCH `disabled: true`; null while enabled.' }),
+  created_at: z.string().datetime(),
+  updated_at: z.string().datetime(),
+};
+
+export const WebhookEndpointSchema = z.object(endpointFields).meta({ id: 'WebhookEndpoint' });
+
+export const CreatedWebhookEndpointSchema = z
+  .object({
+    ...endpointFields,
+    secret: z.string().meta({
+      description: 'The Standard Webhooks signing secret (`whsec_` + base64), shown only in this answer: verify each delivery’s `webhook-signature` with it.',
+      example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    }),
+  })
+  .meta({ id: 'CreatedWebhookEndpoint' });
+
+export const WebhookEndpointList = z
+  .object({ endpoints: z.array(WebhookEndpointSchema).meta({ description: 'Newest first.' }), next_cursor: z.string().nullable(), has_more: z.boolean() })
+  .meta({ id: 'WebhookEndpointList' });
+
+export const WebhookDeliverySchema = z
+  .object({
+    id: z.string().meta({ description: '`whd_…`: one per (endpoint, event).' }),
+    endpoint_id: z.string(),
+    event_id: z.string().meta({ description: 'The event’s id: the `webhook-id` header of every attempt, retries included.' }),
+    event_type: z.enum(WEBHOOK_EVENT_TYPES),
+    status: z.enum(DELIVERY_STATUSES).meta({
+      description:
+        '`pending` while attempts remain; `delivered` after a 2xx; `failed` when the schedule ran out, the endpoint answered 410, or it was disabled or deleted.',
+    }),
+    attempts: z.number().int().min(0).meta({ description: 'Attempts made, manual retries included.' }),
+    last_status_code: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'The status of the last attempt’s answer; null before one, or when it got none (network error, timeout, refused address).' }),
+    last_error: z.string().nullable().meta({ description: 'Why the last attempt did not deliver; null once delivered.' }),
+    next_attempt_at: z.string().datetime().nullable().meta({ description: 'When the next attempt is due while `pending`; null otherwise.' }),
+    created_at: z.string().datetime(),
+    delivered_at: z.string().datetime().nullable(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+export const WebhookDeliveryList = z
+  .object({
+    deliveries: z.array(WebhookDeliverySchema).meta({ description: 'Newest first.' }),
+    next_cursor: z.string().nullable(),
+    has_more: z.boolean(),
+  })
+  .meta({ id: 'WebhookDeliveryList' });
+
+/** What every route on one endpoint by id answers when it is not the caller's to see. */
+export const ENDPOINT_NOT_FOUND = "No such webhook endpoint, a malformed id, or another account's (indistinguishable, `not_found`).";
+
+/** The 422 of a create or an update. */
+export const ENDPOINT_INVALID =
+  'A field is missing or malformed (`validation_failed`, naming it): `url` an absolute URL of at most 2048 characters that passes the address checks (`https:` only, no credentials, a public host; `url_not_allowed`, `insecure_url`, `invalid_url`, `url_not_resolvable` naming `/url`), each entry of `events` one of the event types (naming `/events/<i>`), `description` at most 500 characters.';
+
+/** The delivery kept changing under a retry (lib/webhooks/webhook-endpoints.ts, retryDelivery). */
+export const DELIVERY_TOO_BUSY = {
+  description: 'The delivery kept changing under the retry (`unavailable`); retry.',
+  headers: retryAfter('always `1`'),
+};

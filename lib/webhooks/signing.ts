@@ -1,0 +1,28 @@
+import { Webhook } from 'standardwebhooks';
+import { deriveWebhookSecret } from '#platform/secrets/service-key.js';
+import { ENDPOINT_SECRET_PURPOSE, type WebhookEndpoint } from './model.js';
+
+/** The endpoint's signing secret (`whsec_…`), derived from the service key: never stored, the same on every derivation. */
+export const endpointSecret = (key: Buffer, endpoint: Pick<WebhookEndpoint, 'id' | 'secret_version'>): string =>
+  deriveWebhookSecret(key, ENDPOINT_SECRET_PURPOSE, endpoint.id, endpoint.secret_version);
+
+/**
+ * The body and headers of one delivery, signed per Standard Webhooks: the
+ * body `{type, timestamp, data}` (`timestamp` the event's time, so every
+ * attempt sends the same bytes), `webhook-id` the event's id,
+ * `webhook-timestamp` the attempt's time in epoch seconds, and
+ * `webhook-signature` over `<id>.<timestamp>.<body>`.
+ */
+export function signedDelivery(secret: string, event: { id: string; type: string; created_at: string; data: unknown }, now: Date) {
+  const body = JSON.stringify({ type: event.type, timestamp: event.created_at, data: event.data });
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'workflow-service-webhooks/1',
+      'webhook-id': event.id,
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign(event.id, now, body),
+    },
+  };
+}
