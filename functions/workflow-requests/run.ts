@@ -7,6 +7,7 @@ import { httpHandler } from '#platform/http/handler.js';
 import { runIdempotent } from '#platform/http/idempotency.js';
 import { json } from '#platform/http/responses.js';
 import { type UsageMeter, usageMeter } from '#usage/index.js';
+import { webhookNotices } from '#webhooks/index.js';
 import { chatsRepo } from '#workflows/chats-repository.js';
 import { workflowsRepo } from '#workflows/workflows-repository.js';
 
@@ -16,7 +17,7 @@ import { workflowsRepo } from '#workflows/workflows-repository.js';
  * account's ceiling of work in progress; an Idempotency-Key, when sent, makes retries safe.
  */
 export const makeHandler = (
-  deps: StartDeps = { requests: workflowRequestsRepo(), versions: workflowsRepo(), chats: chatsRepo(), enqueue: enqueueNodeTasks },
+  deps: StartDeps = { requests: workflowRequestsRepo(), versions: workflowsRepo(), chats: chatsRepo(), enqueue: enqueueNodeTasks, webhooks: webhookNotices() },
   usage: Pick<UsageMeter, 'admit'> = usageMeter(),
 ) =>
   httpHandler(WorkflowRequestsRun, { auth: bearerAuth(), idempotency: runIdempotent }, async ({ principal, body }) => {

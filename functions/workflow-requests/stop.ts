@@ -8,13 +8,15 @@ import { type WorkflowRequestsRepo, workflowRequestsRepo } from '#execution/work
 import { type InteractionsRepo, interactionsRepo } from '#interactions/interactions-repository.js';
 import { httpHandler } from '#platform/http/handler.js';
 import { json } from '#platform/http/responses.js';
+import { type WebhookNotices, webhookNotices } from '#webhooks/index.js';
 
 /** Stops the request and its open nodes; a terminal request comes back unchanged. Idempotent. */
 export const makeHandler = (
-  deps: { requests: WorkflowRequestsRepo; interactions: InteractionsRepo; enqueue: EnqueueNodeTasks } = {
+  deps: { requests: WorkflowRequestsRepo; interactions: InteractionsRepo; enqueue: EnqueueNodeTasks; webhooks: WebhookNotices } = {
     requests: workflowRequestsRepo(),
     interactions: interactionsRepo(),
     enqueue: enqueueNodeTasks,
+    webhooks: webhookNotices(),
   },
 ) =>
   httpHandler(WorkflowRequestsStop, { auth: bearerAuth() }, async ({ principal, params }) => {

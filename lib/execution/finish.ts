@@ -1,8 +1,12 @@
+import type { AccountEvent } from '#events/account-events.js';
 import type { InteractionsService } from '#interactions/index.js';
+import { nameBasedUuid } from '#platform/uuid.js';
+import type { WebhookNotices } from '#webhooks/index.js';
 import { interactionIdFor } from './approval.js';
 import { EventBuffer, emitNode, emitRequest } from './emit.js';
-import { type FailureInfo, isTerminalNode, NODE_OPEN, type NodeExecution, REQUEST_OPEN } from './model.js';
+import { type FailureInfo, isTerminalNode, NODE_OPEN, type NodeExecution, REQUEST_OPEN, type WorkflowRequest } from './model.js';
 import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
+import { requestView } from './views.js';
 import { wakeParent } from './wake.js';
 import type { WorkflowRequestsRepo } from './workflow-requests-repository.js';
 
@@ -14,6 +18,8 @@ export interface FinishDeps {
   enqueue: EnqueueNodeTasks;
   /** The invocation's event buffer; without one the sweep's events are flushed here. */
   events?: EventBuffer;
+  /** The outbound webhooks: whether the account takes the request's end as an event, and the notice after it is recorded. */
+  webhooks: Pick<WebhookNotices, 'listening' | 'announce'>;
   /** Requests started in this invocation whose move to `in_progress` is deferred (executor.ts): their end carries `started_at`. */
   starts?: Map<string, { at: string }>;
 }
@@ -71,6 +77,13 @@ async function finishRequestBuffered(
   }
   const started = deps.starts?.get(requestId);
   deps.starts?.delete(requestId);
+  // The end is an event (`workflow_request.<status>`) written with it when an endpoint of the account takes it.
+  const type = `workflow_request.${status}`;
+  let event: AccountEvent | undefined;
+  const eventOf = async (ended: WorkflowRequest) => {
+    event = (await deps.webhooks.listening(ended.account_id, type)) ? { id: requestEventId(requestId, status), type, data: requestView(ended) } : undefined;
+    return event;
+  };
   const finished = await deps.requests.endRequest(
     requestId,
     REQUEST_OPEN,
@@ -81,14 +94,20 @@ async function finishRequestBuffered(
       ...(error ? { error } : {}),
     },
     fees,
+    eventOf,
   );
   // The terminal request event goes last: listeners close on it.
   if (finished) {
+    // Its created_at is the end's time, so the same notice can be sent again by whoever finds the request ended.
+    if (event && finished.completed_at) await deps.webhooks.announce(finished.account_id, { id: event.id, type, created_at: finished.completed_at });
     await emitRequest(deps, finished);
     await wakeParent({ enqueue: deps.enqueue }, finished);
   }
   return finished;
 }
+
+/** The id of a request's end event: the same on every retry (the deliveries' `webhook-id`). */
+export const requestEventId = (requestId: string, status: string): string => nameBasedUuid(`workflow_request:${requestId}:${status}`);
 
 /** A node task that exhausted its deliveries: the node and its request fail instead of hanging. */
 export async function failDeadLetteredTask(task: NodeTask, deps: FinishDeps): Promise<void> {

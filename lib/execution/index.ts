@@ -5,6 +5,7 @@
  * hook's event, lib/hooks).
  */
 import type { TableRef } from '#platform/table/table.js';
+import { webhookNotices } from '#webhooks/index.js';
 import { chatLookup, workflowVersions } from '#workflows/index.js';
 import { enqueueNodeTasks } from './node-queue.js';
 import { checkStartable, type StartDeps, type StartInput, startRequest } from './start.js';
@@ -24,7 +25,13 @@ export interface RequestStarter {
 }
 
 export function requestStarter(table?: TableRef): RequestStarter {
-  const deps: StartDeps = { requests: workflowRequestsRepo(table), versions: workflowVersions(table), chats: chatLookup(table), enqueue: enqueueNodeTasks };
+  const deps: StartDeps = {
+    requests: workflowRequestsRepo(table),
+    versions: workflowVersions(table),
+    chats: chatLookup(table),
+    enqueue: enqueueNodeTasks,
+    webhooks: webhookNotices(table),
+  };
   return {
     async check(accountId, input) {
       await checkStartable(deps, accountId, input);

@@ -1,5 +1,6 @@
 import type { InteractionsService } from '#interactions/index.js';
 import type { UsageMeter } from '#usage/index.js';
+import type { WebhookNotices } from '#webhooks/index.js';
 import type { EventBuffer } from './emit.js';
 import type { Graph } from './graph.js';
 import type { EnqueueNodeTasks } from './node-queue.js';
@@ -16,6 +17,8 @@ export interface EngineDeps extends StartDeps {
   runtime: WorkerRuntime;
   /** The check before each node execution, against the usage recorded so far (lib/usage). */
   usage: Pick<UsageMeter, 'check'>;
+  /** Outbound webhooks: a request's end is an event when the account takes it (finish.ts). */
+  webhooks: Pick<WebhookNotices, 'listening' | 'announce'>;
 }
 
 /** Fan-in marks gathered during one invocation, written once per child (propagate.ts, flushDeferredMarks). */

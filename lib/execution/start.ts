@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type FieldError, ValidationError } from '#platform/errors.js';
+import type { WebhookNotices } from '#webhooks/index.js';
 import type { WorkflowDefinition } from '#workflows/index.js';
 import { isExecutable, NODE_PRECHECKS } from './capabilities.js';
 import { finishRequest } from './finish.js';
@@ -18,6 +19,8 @@ export interface StartDeps {
   };
   chats: { get(accountId: string, chatId: string): Promise<unknown> };
   enqueue: EnqueueNodeTasks;
+  /** A request that cannot be queued ends at once: its end is an event like any other (finish.ts). */
+  webhooks: Pick<WebhookNotices, 'listening' | 'announce'>;
 }
 
 export interface StartInput {

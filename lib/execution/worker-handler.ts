@@ -2,6 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { interactionsService } from '#interactions/index.js';
 import { usageMeter } from '#usage/index.js';
+import { webhookNotices } from '#webhooks/index.js';
 import { chatLookup, workflowVersions } from '#workflows/index.js';
 import { type EngineDeps, processNodeTask } from './executor.js';
 import { enqueueNodeTasks, type NodeTask } from './node-queue.js';
@@ -16,6 +17,7 @@ export const engineDeps = (runtime: WorkerRuntime): EngineDeps => ({
   interactions: interactionsService(),
   runtime,
   usage: usageMeter(),
+  webhooks: webhookNotices(),
 });
 
 /**

@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { acquireSlot, concurrencyRefusal, refusedSlot, releaseSlot } from '#accounts/index.js';
 import { activityUpdate, billing, ENTRY_ITEM_COUNT, type TransactItem, transactionIdFor, utcDay } from '#billing/index.js';
+import { type AccountEvent, accountEventPut } from '#events/account-events.js';
 import { appendEvents } from '#events/pages.js';
 import { logger } from '#platform/observability/logger.js';
 import { batchPut } from '#platform/table/batch.js';
@@ -411,6 +412,8 @@ export function workflowRequestsRepo(table: TableRef = defaultTable(), meter: Pi
       set: Partial<WorkflowRequest> & { status: RequestStatus },
       /** The fees its nodes left to the end, when the caller read them with every node settled (outcome). */
       knownFees?: number,
+      /** The event that tells of the end (an account event, for webhooks), written in the same transaction; asked once, with the request as it ends. */
+      eventOf?: (ended: WorkflowRequest) => Promise<AccountEvent | undefined>,
     ): Promise<WorkflowRequest | undefined> {
       const current = await this.get(requestId);
       if (!current || !from.includes(current.status)) return undefined;
@@ -424,6 +427,11 @@ export function workflowRequestsRepo(table: TableRef = defaultTable(), meter: Pi
       // removed in the same write: given back once, even by a request that is ended again.
       const holdsSlot = current.concurrency_slot === true;
       let release = holdsSlot;
+      // The item as the transaction leaves it, built here: its guard holds, so nothing else moves it meanwhile.
+      const { concurrency_slot: _slot, ...rest } = current;
+      const endedAt = new Date(ended);
+      let ending = { ...rest, ...applied, ...(fees > 0 ? { cost_micro_usd: (current.cost_micro_usd ?? 0) + fees } : {}) } as WorkflowRequest;
+      const event = eventOf ? await eventOf(ending) : undefined;
       for (let round = 1; ; round++) {
         const recorded = fees > 0 ? await meter.record(current.account_id, fees) : undefined;
         const feesExtra = recorded?.extraMicroUsd ?? 0;
@@ -445,6 +453,7 @@ export function workflowRequestsRepo(table: TableRef = defaultTable(), meter: Pi
           },
           ...(Object.keys(counts).length > 0 ? [activityUpdate(tableName, current.account_id, utcDay(ended), counts)] : []),
           ...(recorded ? [recorded.item] : []),
+          ...(event ? [accountEventPut(table, current.account_id, event, endedAt)] : []),
           ...(release ? [releaseSlot(tableName, current.account_id)] : []),
         ];
         // Its extra-funded usage is paid by one debit written with the end, its items first: both or neither, once.
@@ -462,9 +471,8 @@ export function workflowRequestsRepo(table: TableRef = defaultTable(), meter: Pi
                 (debit) => transactWrite(db, { TransactItems: [...debit, ...own] }),
               )
             : transactWrite(db, { TransactItems: own }));
-          // The item as the transaction left it, without reading it back: its guard held, so nothing else moved it.
-          const { concurrency_slot: _slot, ...rest } = current;
-          return { ...rest, ...applied, ...(fees > 0 ? { cost_micro_usd: cost, extra_micro_usd: extra } : {}) } as WorkflowRequest;
+          if (fees > 0) ending = { ...ending, extra_micro_usd: extra };
+          return ending;
         } catch (error) {
           const reasons = cancellationReasons(error);
           const refused = (index: number) => reasons?.[offset + index]?.Code === 'ConditionalCheckFailed';

@@ -11,8 +11,11 @@
  * repeated (a redelivered message); the dispatcher creates each delivery once.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { sqsClient } from '#platform/aws/clients.js';
 import { queueUrlVariable } from '#platform/queues.js';
+import { keys } from '#platform/table/keys.js';
+import { defaultTable, type TableRef } from '#platform/table/table.js';
 import { WEBHOOK_EVENTS_QUEUE } from './queues.js';
 
 /** The event as recorded: its id, its type and its `created_at` (the record's sort key is `<created_at>#<id>`). */
@@ -35,6 +38,13 @@ export type AnnounceEvent = (accountId: string, event: AccountEventRef) => Promi
 
 export interface WebhookNotices {
   announce: AnnounceEvent;
+  /**
+   * Whether any enabled endpoint of the account takes events of `type`: a
+   * writer whose every change could be an event (a workflow request's end)
+   * asks first, so an account with no endpoint pays one small read, not an
+   * event item and a notice.
+   */
+  listening(accountId: string, type: string): Promise<boolean>;
 }
 
 const announce: AnnounceEvent = async (accountId, event) => {
@@ -46,4 +56,21 @@ const announce: AnnounceEvent = async (accountId, event) => {
 };
 
 /** The service's notices (its `webhook-events` queue), for default parameters. */
-export const webhookNotices = (): WebhookNotices => ({ announce });
+export const webhookNotices = (given?: TableRef): WebhookNotices => ({
+  announce,
+  async listening(accountId, type) {
+    const table = given ?? defaultTable();
+    const prefix = keys.webhookEndpointPrefix(accountId);
+    const { Count } = await table.db.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: '#disabled = :false AND contains(#events, :type)',
+        ExpressionAttributeNames: { '#disabled': 'disabled', '#events': 'events' },
+        ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix, ':false': false, ':type': type },
+        Select: 'COUNT',
+      }),
+    );
+    return (Count ?? 0) > 0;
+  },
+});

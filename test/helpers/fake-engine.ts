@@ -172,6 +172,7 @@ export function fakeEngine(definition: WorkflowDefinition, options: { transform?
       },
     } as unknown as EngineDeps['interactions'],
     usage: { check: async () => undefined },
+    webhooks: { listening: async () => false, announce: async () => undefined },
     runtime: {
       runners: {
         transform:

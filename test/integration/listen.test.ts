@@ -10,6 +10,7 @@ import { startRequest } from '#execution/start.js';
 import { streamMetrics } from '#execution/stream.js';
 import { REQUEST_TERMINAL, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
 import { keys, ttlFromDate } from '#platform/table/keys.js';
+import { webhookNotices } from '#webhooks/index.js';
 import { chatsRepo } from '#workflows/chats-repository.js';
 import { workflowsRepo } from '#workflows/workflows-repository.js';
 import { pendingRequest } from '../helpers/pending-request.js';
@@ -54,6 +55,7 @@ async function heldRun(v: { id: string; entry_node_ids: string[] }) {
       requests: workflowRequestsRepo(stack.table),
       versions: workflowsRepo(stack.table),
       chats: chatsRepo(stack.table),
+      webhooks: webhookNotices(stack.table),
       enqueue: async (tasks) => {
         held = tasks;
       },

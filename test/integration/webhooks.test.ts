@@ -8,6 +8,7 @@ import { badListQueries, type Json, jsonCaller, withoutTraceId } from '../helper
 import { queuesDrained } from '../helpers/queues.js';
 import { newMachine, runWhen } from '../helpers/runs.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
+import { apiFor, createVersion, node, runVersion, settledTree, transform } from '../helpers/workflows.js';
 
 // The handlers and workers run in this process and read these on every call: the receiver
 // below is on 127.0.0.1 over http:, and retries come after 1 s instead of 5 s, 5 min, ….
@@ -304,6 +305,34 @@ describe('deliveries', () => {
     assert.equal(receiver.of('foreign').length, 0);
     assert.deepEqual(await deliveries(foreign.id, other.token), []);
     assert.deepEqual(await deliveries(otherType.id), []);
+  });
+
+  test('a workflow request ending delivers workflow_request.completed, and a stopped one workflow_request.stopped, as GET shows them', async () => {
+    // Prepare
+    const hook = await endpoint('requests', ['workflow_request.completed', 'workflow_request.stopped']);
+    const api = apiFor(
+      () => stack.url,
+      () => user.token,
+    );
+    const v = await createVersion(api, [transform('a', '{ "n": 1 }')], []);
+    const gate = node('gate', 'approval');
+    const waiting = await createVersion(api, [gate], []);
+    // Act
+    const id = await runVersion(api, v, {});
+    await settledTree(api, id);
+    const held = await runVersion(api, waiting, {});
+    await vi.waitFor(async () => assert.equal((await get(`/v1/workflow-requests/${held}`)).body.status, 'waiting'), { timeout: 20_000, interval: 100 });
+    const stopped = await post(`/v1/workflow-requests/${held}/stop`, {});
+    assert.equal(stopped.status, 200, JSON.stringify(stopped.body));
+    // Assert
+    const list = await deliveriesWhen(hook.id, (l) => l.length === 2 && l.every((d) => d.status === 'delivered'));
+    assert.deepEqual(list.map((d) => d.event_type).sort(), ['workflow_request.completed', 'workflow_request.stopped']);
+    const bodies = receiver.of('requests').map((r) => verified(hook.secret, r));
+    const completed = bodies.find((b) => b.type === 'workflow_request.completed')!;
+    assert.deepEqual(completed.data, (await get(`/v1/workflow-requests/${id}`)).body);
+    assert.equal(completed.timestamp, completed.data.completed_at);
+    const stoppedEvent = bodies.find((b) => b.type === 'workflow_request.stopped')!;
+    assert.deepEqual(stoppedEvent.data, (await get(`/v1/workflow-requests/${held}`)).body);
   });
 
   test('an evaluation completing delivers evaluation.completed with its results', async () => {
