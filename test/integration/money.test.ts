@@ -105,6 +105,10 @@ describe('money', () => {
     for (const [path, body] of [
       ['/v2/runs', { harness_id: ids.harnessId, machine_id: ids.machineId, input: 'x' }],
       ['/v1/workflow-requests/run', { workflow_version_id: randomUUID(), entry_node_ids: [randomUUID()] }],
+      [
+        '/v2/evaluations',
+        { name: 'e', harness_id: ids.harnessId, machine_id: ids.machineId, cases: [{ id: 'c', input: 'x' }], attempts_per_case: 1, run: true },
+      ],
     ] as const) {
       const refused = await post(user, path, body);
       assert.equal(refused.status, 429, JSON.stringify(refused.body));
@@ -116,6 +120,16 @@ describe('money', () => {
       assert.equal(refused.headers.get('retry-after'), String(refused.body.retry_after_seconds));
       assert.ok(refused.body.retry_after_seconds > 17_000);
     }
+
+    // An evaluation the caller runs itself starts no work: it is not refused.
+    const byHand = await post(user, '/v2/evaluations', {
+      name: 'e',
+      harness_id: ids.harnessId,
+      machine_id: ids.machineId,
+      cases: [{ id: 'c', input: 'x' }],
+      attempts_per_case: 1,
+    });
+    assert.equal(byHand.status, 201, JSON.stringify(byHand.body));
 
     // The day's activity carries the run and its cost.
     const today = (await get(user, '/v1/activity/daily?days=1')).body.data[0];
