@@ -1,7 +1,7 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError, UnavailableError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
-import { queryPage } from '#platform/table/queries.js';
+import { newestUnderPrefix } from '#platform/table/queries.js';
 import { cancellationReasons, defaultTable, type TableRef } from '#platform/table/table.js';
 import { MachineBusyError, MachineLimitReachedError } from './errors.js';
 import type { MachineSize } from './sizes.js';
@@ -136,20 +136,8 @@ export function machinesRepo(table: TableRef = defaultTable()) {
 
     /** The account's machines, newest first (a consistent Query: a machine just created is listed). `after` is the last id of the previous page. */
     async list(accountId: string, options: { limit: number; after?: string }) {
-      const prefix = keys.machinePrefix(accountId);
-      const page = await queryPage(
-        db,
-        {
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
-          ScanIndexForward: false,
-          ConsistentRead: true,
-        },
-        { limit: options.limit, startKey: options.after ? keys.machine(accountId, options.after) : undefined },
-      );
-      const machines = page.items.map(toMachine);
-      return { machines, nextAfter: page.more ? machines.at(-1)?.id : undefined };
+      const page = await newestUnderPrefix(table, keys.machinePrefix(accountId), (id) => keys.machine(accountId, id), options, toMachine);
+      return { machines: page.items, nextAfter: page.nextAfter };
     },
 
     /**

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys, ttlFromDate } from '#platform/table/keys.js';
-import { queryPage } from '#platform/table/queries.js';
+import { newestUnderPrefix } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import { DELIVERY_ID, DELIVERY_RETENTION_SECONDS, type DeliveryStatus, type WebhookDelivery, type WebhookEventType } from './model.js';
 
@@ -110,20 +110,8 @@ export function deliveriesRepo(table: TableRef = defaultTable()) {
 
     /** The endpoint's deliveries, newest first (a consistent Query). `after` is the last id of the previous page. */
     async list(endpointId: string, options: { limit: number; after?: string }) {
-      const prefix = keys.webhookDeliveryPrefix(endpointId);
-      const page = await queryPage(
-        db,
-        {
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
-          ScanIndexForward: false,
-          ConsistentRead: true,
-        },
-        { limit: options.limit, startKey: options.after ? keys.webhookDelivery(endpointId, options.after) : undefined },
-      );
-      const deliveries = page.items.map(toDelivery);
-      return { deliveries, nextAfter: page.more ? deliveries.at(-1)?.id : undefined };
+      const page = await newestUnderPrefix(table, keys.webhookDeliveryPrefix(endpointId), (id) => keys.webhookDelivery(endpointId, id), options, toDelivery);
+      return { deliveries: page.items, nextAfter: page.nextAfter };
     },
 
     /**

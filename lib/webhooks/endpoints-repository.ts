@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
-import { queryAll, queryPage } from '#platform/table/queries.js';
+import { newestUnderPrefix, queryAll } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import { ENDPOINT_ID, type WebhookEndpoint, type WebhookEventType } from './model.js';
 
@@ -63,20 +63,8 @@ export function endpointsRepo(table: TableRef = defaultTable()) {
 
     /** The account's endpoints, newest first (a consistent Query). `after` is the last id of the previous page. */
     async list(accountId: string, options: { limit: number; after?: string }) {
-      const prefix = keys.webhookEndpointPrefix(accountId);
-      const page = await queryPage(
-        db,
-        {
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
-          ScanIndexForward: false,
-          ConsistentRead: true,
-        },
-        { limit: options.limit, startKey: options.after ? keys.webhookEndpoint(accountId, options.after) : undefined },
-      );
-      const endpoints = page.items.map(toEndpoint);
-      return { endpoints, nextAfter: page.more ? endpoints.at(-1)?.id : undefined };
+      const page = await newestUnderPrefix(table, keys.webhookEndpointPrefix(accountId), (id) => keys.webhookEndpoint(accountId, id), options, toEndpoint);
+      return { endpoints: page.items, nextAfter: page.nextAfter };
     },
 
     /**

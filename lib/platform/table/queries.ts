@@ -43,3 +43,32 @@ export async function queryPage(
   } while (startKey && found.length <= options.limit && queries < (options.maxQueries ?? Number.POSITIVE_INFINITY));
   return { items: found.slice(0, options.limit), more: found.length > options.limit, ...(startKey ? { lastKey: startKey } : {}) };
 }
+
+/**
+ * One page of the items under a key prefix of one partition, newest first
+ * (their sort keys end in ids that sort by creation time), strongly
+ * consistent: what a cursor list of an account's items (machines, webhook
+ * endpoints, deliveries) reads. `after` is the id the previous page ended at;
+ * `nextAfter` the one this page ends at when more follow.
+ */
+export async function newestUnderPrefix<T extends { id: string }>(
+  table: { db: DynamoDBDocumentClient; tableName: string },
+  prefix: { pk: string; skPrefix: string },
+  keyOf: (id: string) => Record<string, string>,
+  options: { limit: number; after?: string },
+  map: (item: Record<string, unknown>) => T,
+): Promise<{ items: T[]; nextAfter?: string }> {
+  const page = await queryPage(
+    table.db,
+    {
+      TableName: table.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+    },
+    { limit: options.limit, startKey: options.after ? keyOf(options.after) : undefined },
+  );
+  const items = page.items.map(map);
+  return { items, nextAfter: page.more ? items.at(-1)?.id : undefined };
+}
