@@ -4,10 +4,12 @@ import { type EngineResults, engineSummaryLines, renderEngineSection } from './b
 import { type EvaluationsResults, evaluationsSummaryLines, renderEvaluationsSection } from './benchmarks/evaluations.js';
 import { type LoadTimes, loadTimeSummary } from './benchmarks/load-time.js';
 import { renderLoadTimeSection } from './benchmarks/load-time-report.js';
+import { type MoneyProcessResults, moneySummaryLines, renderMoneySection } from './benchmarks/money.js';
 import { type Comparison, comparisonSummary } from './benchmarks/old-client.js';
 import { type RateLimitResult, rateLimitSummary, renderRateLimitSection } from './benchmarks/rate-limit.js';
 import { type RoundTripResult, renderRoundTripSection, roundTripSummary } from './benchmarks/round-trips.js';
 import { type RunsResults, renderRunsSection, runsSummaryLines } from './benchmarks/runs.js';
+import { renderWebhooksSection, webhooksSummaryLines } from './benchmarks/webhooks.js';
 import { esbuildVersion } from './support/bundling.js';
 import { installedVersion } from './support/repo.js';
 
@@ -29,6 +31,8 @@ export interface Report {
   engine: EngineResults;
   runs: RunsResults;
   evaluations: EvaluationsResults;
+  /** Sections 7 and 8, both measured. */
+  money: MoneyProcessResults;
 }
 
 export function renderReport(r: Report): string {
@@ -55,6 +59,8 @@ export function renderReport(r: Report): string {
     ...engineSummaryLines(r.engine).map((line) => `- ${line}; see section 4.`),
     ...runsSummaryLines(r.runs).map((line) => `- ${line}; see section 5.`),
     ...evaluationsSummaryLines(r.evaluations, r.runs.cost).map((line) => `- ${line}; see section 6.`),
+    ...(r.money.money ? moneySummaryLines(r.money.money).map((line) => `- ${line}; see section 7.`) : []),
+    ...(r.money.webhooks ? webhooksSummaryLines(r.money.webhooks).map((line) => `- ${line}; see section 8.`) : []),
     '',
     `\`${COMMAND}\` exits 0 whether or not budgets pass; it fails only if a measurement cannot be made.`,
     '',
@@ -68,5 +74,7 @@ export function renderReport(r: Report): string {
     ...renderEngineSection(r.engine, 4),
     ...renderRunsSection(r.runs, 5),
     ...renderEvaluationsSection(r.evaluations, 6, r.runs.cost),
+    ...(r.money.money ? renderMoneySection(r.money, 7) : []),
+    ...(r.money.webhooks ? renderWebhooksSection(r.money.webhooks, 8, r.money.seconds, r.money.money ? 7 : undefined) : []),
   ].join('\n');
 }

@@ -12,7 +12,9 @@
  *
  * `npm run bench -- engine` runs only the engine section and prints it,
  * `npm run bench -- runs` only the runs section, `npm run bench -- evaluations`
- * only the evaluations section, `npm run bench -- rate`
+ * only the evaluations section, `npm run bench -- money` only the money
+ * section (metering, billing transactions, activity), `npm run bench --
+ * webhooks` only the webhooks section, `npm run bench -- rate`
  * only what the rate limit adds to an authenticated read, and `npm run bench -- load`
  * only bundle sizes and load times; docs/benchmarks.md is written only by
  * the full run.
@@ -24,6 +26,7 @@ import { engineBudget, engineConsoleLines, measureEngine, renderEngineSection } 
 import { evaluationsConsoleLines, renderEvaluationsSection } from './benchmarks/evaluations.js';
 import { bundleFirstUse, firstUseConsoleLines } from './benchmarks/first-use.js';
 import { loadTimeBudget, loadTimeConsoleLines, loadVerdictLines, measureLoadTime } from './benchmarks/load-time.js';
+import { measureMoney, moneyBudget, moneyConsoleLines, renderMoneySection } from './benchmarks/money.js';
 import {
   bundleOldClient,
   compareOldClient,
@@ -35,6 +38,7 @@ import {
 import { measureRateLimit, rateLimitConsoleLines, renderRateLimitSection } from './benchmarks/rate-limit.js';
 import { measureRoundTrips, roundTripBudget, roundTripConsoleLines } from './benchmarks/round-trips.js';
 import { measureRuns, renderRunsSection, runsBudget, runsConsoleLines } from './benchmarks/runs.js';
+import { renderWebhooksSection, webhooksConsoleLines } from './benchmarks/webhooks.js';
 import { COMMAND, renderReport } from './report.js';
 import { stopBenchProcesses } from './support/bench-process.js';
 import { codeRevision, inScratchDir, REPO_ROOT } from './support/repo.js';
@@ -59,7 +63,7 @@ const RUNS_SAMPLES = positiveInt(process.env.BENCH_RUNS_SAMPLES, ENGINE_RUNS);
 /** Timed repetitions of the evaluation and of its client-created runs (each ~30 runs in a row, a few seconds): enough for a median, and the whole bench stays within its time. */
 const EVALUATION_REPS = positiveInt(process.env.BENCH_EVALUATION_REPS, 5);
 const ARGS = process.argv.slice(2);
-const MODE = (['engine', 'runs', 'evaluations', 'load', 'rate'] as const).find((mode) => ARGS.includes(mode)) ?? 'full';
+const MODE = (['engine', 'runs', 'evaluations', 'load', 'rate', 'money', 'webhooks'] as const).find((mode) => ARGS.includes(mode)) ?? 'full';
 
 const print = (lines: string[]) => console.log(lines.join('\n'));
 
@@ -93,6 +97,23 @@ async function rateOnly(): Promise<void> {
   console.log(`\n(Rate limit section only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
 }
 
+async function moneyOnly(): Promise<void> {
+  const results = await inScratchDir('money-', (work) => measureMoney(work, ['money'], RUNS_SAMPLES));
+  if (!results.money) throw new Error('bench/money-process.ts returned no money section');
+  console.log(`\n${renderMoneySection(results, 7).join('\n')}`);
+  print(moneyConsoleLines(results.money));
+  print(['\nBudget:', moneyBudget(results.money)]);
+  console.log(`\n(Money section only, ${results.seconds.toFixed(0)} s in its process: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
+}
+
+async function webhooksOnly(): Promise<void> {
+  const results = await inScratchDir('webhooks-', (work) => measureMoney(work, ['webhooks'], RUNS_SAMPLES));
+  if (!results.webhooks) throw new Error('bench/money-process.ts returned no webhooks section');
+  console.log(`\n${renderWebhooksSection(results.webhooks, 8, results.seconds).join('\n')}`);
+  print(webhooksConsoleLines(results.webhooks));
+  console.log(`\n(Webhooks section only, ${results.seconds.toFixed(0)} s in its process: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
+}
+
 async function run(work: string): Promise<void> {
   const started = new Date();
   const revision = codeRevision();
@@ -106,9 +127,10 @@ async function run(work: string): Promise<void> {
   const rate = MODE === 'load' ? undefined : await measureRateLimit(REQUESTS * 3);
   const engine = MODE === 'load' ? undefined : await measureEngine(work, ENGINE_RUNS, SSE_LISTENERS);
   const { runs, evaluations } = MODE === 'load' ? {} : await measureRuns(work, ['runs', 'evaluations'], RUNS_SAMPLES, EVALUATION_REPS);
+  const money = MODE === 'load' ? undefined : await measureMoney(work, ['money', 'webhooks'], RUNS_SAMPLES);
 
   const seconds = (performance.now() - t0) / 1000;
-  if (engine && runs && evaluations && rate) {
+  if (engine && runs && evaluations && rate && money?.money && money.webhooks) {
     mkdirSync(dirname(REPORT), { recursive: true });
     writeFileSync(
       REPORT,
@@ -126,6 +148,7 @@ async function run(work: string): Promise<void> {
         engine,
         runs,
         evaluations,
+        money,
       }),
     );
   }
@@ -133,27 +156,37 @@ async function run(work: string): Promise<void> {
   print([...bundleSizeConsoleLines(sizes), ...oldClientSizeLines(old)]);
   print([...loadTimeConsoleLines(load), ...firstUseConsoleLines(load), ...oldClientConsoleLines(comparison), ...loadVerdictLines(load)]);
   console.log(`  ${comparisonSummary(comparison, load)}`);
-  if (!engine || !runs || !evaluations || !rate) {
+  if (!engine || !runs || !evaluations || !rate || !money?.money || !money.webhooks) {
     console.log(`\n(Bundle sizes and load times only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
     return;
   }
   print(roundTripConsoleLines(trips));
   print(rateLimitConsoleLines(rate));
-  print(['\nBudgets:', bundleSizeBudget(sizes), loadTimeBudget(load), roundTripBudget(trips), engineBudget(engine), runsBudget(runs)]);
+  print([
+    '\nBudgets:',
+    bundleSizeBudget(sizes),
+    loadTimeBudget(load),
+    roundTripBudget(trips),
+    engineBudget(engine),
+    runsBudget(runs),
+    moneyBudget(money.money),
+  ]);
   console.log(`\n${engineConsoleLines(engine).join('\n')}`);
   console.log(`\n${runsConsoleLines(runs).join('\n')}`);
   console.log(`\n${evaluationsConsoleLines(evaluations).join('\n')}`);
+  console.log(`\n${moneyConsoleLines(money.money).join('\n')}`);
+  console.log(`\n${webhooksConsoleLines(money.webhooks).join('\n')}`);
   console.log(`\nWrote ${REPORT} in ${seconds.toFixed(0)} s.`);
 }
 
 const watchdog = setTimeout(() => {
-  console.error('[bench] still running after 8 minutes; giving up.');
+  console.error('[bench] still running after 11 minutes; giving up.');
   stopBenchProcesses();
   setTimeout(() => process.exit(2), 5_000).unref();
-}, 480_000);
+}, 660_000);
 watchdog.unref();
 
-const only = { engine: engineOnly, runs: runsOnly, evaluations: evaluationsOnly, rate: rateOnly } as const;
+const only = { engine: engineOnly, runs: runsOnly, evaluations: evaluationsOnly, rate: rateOnly, money: moneyOnly, webhooks: webhooksOnly } as const;
 (MODE === 'full' || MODE === 'load' ? inScratchDir('run-', run) : only[MODE]()).then(
   () => process.exit(0),
   (error: unknown) => {

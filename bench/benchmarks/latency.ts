@@ -57,7 +57,7 @@ function hopsOf(run: RunObservation, chain: Shape['nodes']): Hop[] {
 }
 
 /** One bare SQS hop on the same emulator, through the same proxy: SendMessage, then a long-poll ReceiveMessage that gets it. */
-async function sqsBaseline(b: EngineStack, samples: number): Promise<number[]> {
+export async function sqsBaseline(b: EngineStack, samples: number): Promise<number[]> {
   const client = new SQSClient({ endpoint: b.sqs.url, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   try {
     const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: `bench-baseline-${randomUUID().slice(0, 8)}` }));

@@ -44,6 +44,19 @@ const ACCOUNT_ITEMS: ReadonlyArray<[sk: string, kind: string]> = [
   [keys.machineCount(ID).sk, 'machine count'],
 ];
 const ACTIVITY_DAY_SK_PREFIX = keys.activityDay(ID, '').sk;
+/** The ledger's items in an account's partition (lib/billing/ledger-repository.ts), by sort key prefix. */
+const LEDGER_ITEMS: ReadonlyArray<[skPrefix: string, kind: string]> = [
+  [keys.transactionTotals(ID).sk, 'ledger head'],
+  [keys.transactionDayPrefix, 'ledger day'],
+  [keys.transactionBlock(ID, 0).sk.replace(/\d+$/, ''), 'ledger block'],
+  [keys.transactionOfKindPrefix('', '').replace(/#+$/, '#'), 'ledger copy'],
+  [keys.transactionPrefix, 'ledger entry'],
+];
+const LEDGER_ID_PK_PREFIX = keys.transactionId(ID).pk.replace(ID, '');
+const HOOK_PK_PREFIX = keys.hook(ID).pk.replace(ID, '');
+const HOOK_SK = keys.hook(ID).sk;
+const ENDPOINT_SK_PREFIX = keys.webhookEndpointPrefix(ID).skPrefix;
+const DELIVERY_PK_PREFIX = keys.webhookDelivery(ID, ID).pk.replace(ID, '');
 
 /**
  * `request`, `node` (the skeleton included) or `event` in a request's
@@ -55,7 +68,7 @@ const ACTIVITY_DAY_SK_PREFIX = keys.activityDay(ID, '').sk;
  * `usage windows`, `machine count`, `activity day`; elsewhere the partition
  * key's prefix, e.g. `workflowversion`, `token`.
  */
-function keyKind(key: Wire | undefined): string {
+export function keyKind(key: Wire | undefined): string {
   const pk = str(key?.[TABLE_DEFINITION.partitionKey]);
   const sk = str(key?.[TABLE_DEFINITION.sortKey]);
   if (pk?.startsWith(REQUEST_PK_PREFIX)) {
@@ -76,11 +89,17 @@ function keyKind(key: Wire | undefined): string {
   if (pk?.startsWith(RUN_LOOKUP_PK_PREFIX)) return 'run lookup';
   if (pk?.startsWith(ACCOUNT_EVENTS_PK_PREFIX) && pk.endsWith(ACCOUNT_EVENTS_PK_SUFFIX)) return 'account event';
   if (sk === RATE_LOG_SK) return 'rate log';
+  if (pk?.startsWith(LEDGER_ID_PK_PREFIX)) return 'ledger id';
+  if (pk?.startsWith(HOOK_PK_PREFIX)) return sk === HOOK_SK ? 'hook' : 'hook event guard';
+  if (pk?.startsWith(DELIVERY_PK_PREFIX)) return 'webhook delivery';
+  if (sk?.startsWith(ENDPOINT_SK_PREFIX)) return 'webhook endpoint';
   if (sk?.startsWith(MACHINE_SK_PREFIX)) return 'machine';
   if (pk?.startsWith(ACCOUNT_PK_PREFIX) && !pk.slice(ACCOUNT_PK_PREFIX.length).includes('#')) {
     const item = ACCOUNT_ITEMS.find(([itemSk]) => itemSk === sk);
     if (item) return item[1];
     if (sk?.startsWith(ACTIVITY_DAY_SK_PREFIX)) return 'activity day';
+    const ledger = LEDGER_ITEMS.find(([prefix]) => sk?.startsWith(prefix));
+    if (ledger) return ledger[1];
   }
   if (pk?.startsWith(MACHINE_QUEUE_PK_PREFIX)) return 'machine queue';
   if (sk === HARNESS_SK) return 'harness';

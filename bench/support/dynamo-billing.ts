@@ -51,6 +51,8 @@ export interface DynamoCall {
   itemsWritten?: number;
   indexItemsWritten?: number;
   transactional?: boolean;
+  /** TransactWriteItems, sized: the units of each of its items, in the request's order (index copies included). */
+  itemUnits?: number[];
 }
 
 export const CAPACITY_OPS = new Set([
@@ -141,15 +143,19 @@ export async function billAnswered(call: DynamoCall, c: CallContext, side: SideR
       let units = 0;
       let indexUnits = 0;
       let indexItems = 0;
+      const itemUnits: number[] = [];
       transaction.forEach((_, i) => {
         const size = Math.max(itemSize(before?.[i]), itemSize(after[i]));
         units += 2 * writeUnits(size);
+        itemUnits.push(2 * writeUnits(size));
         if (hasIndexKeys(before?.[i]) || hasIndexKeys(after[i])) {
           // Index copies of a transactional write counted at 2x too, as DynamoDB Local counts them.
           indexUnits += 2 * writeUnits(size);
+          itemUnits[i]! += 2 * writeUnits(size);
           indexItems++;
         }
       });
+      call.itemUnits = itemUnits;
       call.indexItemsWritten = indexItems;
       call.sizedUnits = units + indexUnits;
       call.awsUnits = units + indexUnits;

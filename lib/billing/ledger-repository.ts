@@ -31,6 +31,10 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 
 /** Positions per block counter item. */
 export const BLOCK_SIZE = 100;
+/** Block counters the first Query of a walk reads (about 1 KB), and the most one Query reads as it goes on. */
+const FIRST_BLOCKS_READ = 8;
+const MAX_BLOCKS_READ = 128;
+
 export const blockOf = (seq: number): number => Math.floor((seq - 1) / BLOCK_SIZE);
 
 export type ComboCounts = Partial<Record<Combo, number>>;
@@ -450,9 +454,14 @@ export function ledgerRepo(table: TableRef = defaultTable()) {
       return item ? dayCounterOf(item) : undefined;
     },
 
-    /** Block counters from the one holding `top` down to the one holding `bottom`, newest first, read 100 at a time as the caller goes. */
-    async *blocksDown(accountId: string, top: number, bottom: number): AsyncGenerator<BlockCounter> {
+    /**
+     * Block counters from the one holding `top` down to the one holding
+     * `bottom` (`newestFirst`), or up from `bottom`, read as the caller goes:
+     * a few first (a page near that end needs one or two), then more a Query.
+     */
+    async *blocks(accountId: string, span: { top: number; bottom: number; newestFirst: boolean }): AsyncGenerator<BlockCounter> {
       let startKey: Record<string, unknown> | undefined;
+      let limit = FIRST_BLOCKS_READ;
       do {
         const page = await db.send(
           new QueryCommand({
@@ -460,17 +469,18 @@ export function ledgerRepo(table: TableRef = defaultTable()) {
             KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
             ExpressionAttributeValues: {
               ':pk': keys.transactionTotals(accountId).pk,
-              ':from': keys.transactionBlock(accountId, blockOf(bottom)).sk,
-              ':to': keys.transactionBlock(accountId, blockOf(top)).sk,
+              ':from': keys.transactionBlock(accountId, blockOf(span.bottom)).sk,
+              ':to': keys.transactionBlock(accountId, blockOf(span.top)).sk,
             },
-            ScanIndexForward: false,
+            ScanIndexForward: !span.newestFirst,
             ConsistentRead: true,
-            Limit: 100,
+            Limit: limit,
             ExclusiveStartKey: startKey,
           }),
         );
         for (const item of page.Items ?? []) yield { block: Number(item.block), counts: countsOf(item) };
         startKey = page.LastEvaluatedKey;
+        limit = Math.min(MAX_BLOCKS_READ, limit * 4);
       } while (startKey);
     },
 

@@ -1,5 +1,5 @@
 import { type FieldError, InvalidParameterError } from '#platform/errors.js';
-import { BLOCK_SIZE, type ComboCounts, type LedgerEntry, type LedgerRepo, transactionView } from './ledger-repository.js';
+import { BLOCK_SIZE, type BlockCounter, type ComboCounts, type LedgerEntry, type LedgerRepo, transactionView } from './ledger-repository.js';
 import { ALL_COMBOS, type BillingTransaction, type Combo, selectedCombos, type TransactionStatus, type TransactionType } from './model.js';
 
 /**
@@ -39,7 +39,7 @@ export interface TransactionFilters {
 }
 
 /** What the list reads of the ledger. */
-export type LedgerReads = Pick<LedgerRepo, 'head' | 'days' | 'edgeDay' | 'blocksDown' | 'entries'>;
+export type LedgerReads = Pick<LedgerRepo, 'head' | 'days' | 'edgeDay' | 'blocks' | 'entries'>;
 
 /** The filters of a parsed query. Its values are checked already (lib/billing/schemas.ts). */
 export function filtersOf(query: {
@@ -134,49 +134,75 @@ export async function listTransactions(
   if (offset >= selected) return { transactions: [], totalCount: selected };
   const entries = every
     ? await ledger.entries(accountId, { top: range.hi - offset, bottom: Math.max(range.lo, range.hi - offset - page.limit + 1) })
-    : await seek(ledger, accountId, present, range, offset, page.limit);
+    : await seek(ledger, accountId, present, range, selected, offset, page.limit);
   return { transactions: entries.map(transactionView), totalCount: selected };
 }
 
 /**
- * The entries of a `types`/`statuses` page. Block counters, newest first,
- * are passed over until the one where the page starts (`offset` matching
- * entries above it); from there each selected stream is read for as many
- * entries as the blocks down to the page's end hold of it, so what is read
- * is the page, plus at most what precedes it in its first block.
+ * The entries of a `types`/`statuses` page. Block counters are walked from
+ * the end of the range nearer the page (newest first for the first half of
+ * the matches, oldest first for the rest) until the blocks that hold the
+ * page are known; then each selected stream is read within those blocks
+ * only. What is read is the page, plus at most what shares its edge blocks,
+ * plus the counters between the page and the nearer end (one item per 100
+ * positions).
  */
-async function seek(ledger: LedgerReads, accountId: string, combos: Combo[], range: Range, offset: number, limit: number): Promise<LedgerEntry[]> {
+async function seek(
+  ledger: LedgerReads,
+  accountId: string,
+  combos: Combo[],
+  range: Range,
+  selected: number,
+  offset: number,
+  limit: number,
+): Promise<LedgerEntry[]> {
+  const last = Math.min(selected, offset + limit);
+  const fromTop = offset + last <= selected;
+  // Matches before the page along the walk, and how many the page's blocks must hold to cover it.
+  const before = fromTop ? offset : selected - last;
   let passed = 0;
-  let start: { top: number; skip: number } | undefined;
-  let gathered = 0;
+  let held = 0;
+  let window: { low: number; high: number } | undefined;
   const shares: ComboCounts = {};
-  for await (const block of ledger.blocksDown(accountId, range.hi, range.lo)) {
-    const blockTop = (block.block + 1) * BLOCK_SIZE;
-    let counts = block.counts;
-    if (blockTop > range.hi && !range.hiIsLast) {
-      // This block also counts entries after the end date: count the ones in range by reading them (at most a block).
-      const bottom = Math.max(range.lo, block.block * BLOCK_SIZE + 1);
-      const inRange = await Promise.all(combos.map(async (combo) => [combo, (await ledger.entries(accountId, { top: range.hi, bottom, combo })).length]));
-      counts = Object.fromEntries(inRange);
-    }
+  for await (const block of ledger.blocks(accountId, { top: range.hi, bottom: range.lo, newestFirst: fromTop })) {
+    const counts = await countsInRange(ledger, accountId, combos, range, block);
     const here = sum(combos, counts);
-    if (!start) {
-      if (passed + here <= offset) {
+    if (!window) {
+      if (passed + here <= before) {
         passed += here;
         continue;
       }
-      start = { top: Math.min(range.hi, blockTop), skip: offset - passed };
+      window = { low: block.block, high: block.block };
     }
+    window = { low: Math.min(window.low, block.block), high: Math.max(window.high, block.block) };
     for (const combo of combos) shares[combo] = (shares[combo] ?? 0) + (counts[combo] ?? 0);
-    gathered += here;
-    if (gathered >= start.skip + limit) break;
+    held += here;
+    if (passed + held >= before + (last - offset)) break;
   }
-  if (!start) return [];
-  const { top, skip } = start;
+  if (!window) return [];
+  const span = { top: Math.min(range.hi, (window.high + 1) * BLOCK_SIZE), bottom: Math.max(range.lo, window.low * BLOCK_SIZE + 1) };
+  // Matches newer than the window: the ones passed walking down, or all but those up to the window's top walking up.
+  const above = fromTop ? passed : selected - passed - held;
   const lists = await Promise.all(
-    combos.filter((c) => (shares[c] ?? 0) > 0).map((combo) => ledger.entries(accountId, { top, bottom: range.lo, combo }, { limit: shares[combo] })),
+    combos.filter((c) => (shares[c] ?? 0) > 0).map((combo) => ledger.entries(accountId, { ...span, combo }, { limit: shares[combo] })),
   );
-  return newestFirst(lists).slice(skip, skip + limit);
+  return newestFirst(lists).slice(offset - above, last - above);
+}
+
+/**
+ * A block's counts within the range. A block the range cuts (its end date
+ * before the ledger's last entry, its start date after the block's first
+ * position) also counts entries outside it: those in range are counted by
+ * reading them, at most a block.
+ */
+async function countsInRange(ledger: LedgerReads, accountId: string, combos: Combo[], range: Range, block: BlockCounter): Promise<ComboCounts> {
+  const first = block.block * BLOCK_SIZE + 1;
+  const lastPosition = (block.block + 1) * BLOCK_SIZE;
+  const cutAbove = lastPosition > range.hi && !range.hiIsLast;
+  const cutBelow = first < range.lo;
+  if (!cutAbove && !cutBelow) return block.counts;
+  const span = { top: Math.min(range.hi, lastPosition), bottom: Math.max(range.lo, first) };
+  return Object.fromEntries(await Promise.all(combos.map(async (combo) => [combo, (await ledger.entries(accountId, { ...span, combo })).length])));
 }
 
 /** The parameter a too-broad content filter is blamed on: the first one given. */
