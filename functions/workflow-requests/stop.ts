@@ -1,7 +1,7 @@
 import { bearerAuth } from '#accounts/bearer-auth.js';
 import { ownedRequest } from '#execution/access.js';
 import { WorkflowRequestsStop } from '#execution/contracts/workflow-requests-stop.js';
-import { finishRequest } from '#execution/finish.js';
+import { announceEnded, finishRequest } from '#execution/finish.js';
 import { type EnqueueNodeTasks, enqueueNodeTasks } from '#execution/node-queue.js';
 import { requestView } from '#execution/views.js';
 import { type WorkflowRequestsRepo, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
@@ -22,7 +22,10 @@ export const makeHandler = (
   httpHandler(WorkflowRequestsStop, { auth: bearerAuth() }, async ({ principal, params }) => {
     const request = await ownedRequest(deps.requests, principal.accountId, params.id);
     const stopped = await finishRequest(deps, request.id, 'stopped', null);
-    return json(200, requestView(stopped ?? (await deps.requests.get(request.id)) ?? request));
+    const current = stopped ?? (await deps.requests.get(request.id)) ?? request;
+    // A stop again: the first may have died between the end's transaction and its notice.
+    if (!stopped && current.status === 'stopped') await announceEnded(deps, current);
+    return json(200, requestView(current));
   });
 
 export const handler = makeHandler();

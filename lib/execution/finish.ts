@@ -106,6 +106,20 @@ async function finishRequestBuffered(
   return finished;
 }
 
+/**
+ * A task whose node had completed or failed before it found its request
+ * ended is a redelivery, maybe of the very task whose invocation ended the request
+ * and died between the end's transaction and its notice: the notice goes
+ * again (a dispatcher handed it twice creates each delivery once). The end
+ * recorded an event only if an endpoint of the account took it then.
+ */
+export async function announceEnded(deps: Pick<FinishDeps, 'webhooks'>, request: WorkflowRequest): Promise<void> {
+  if (!request.completed_at) return;
+  const type = `workflow_request.${request.status}`;
+  if (!(await deps.webhooks.listening(request.account_id, type))) return;
+  await deps.webhooks.announce(request.account_id, { id: requestEventId(request.id, request.status), type, created_at: request.completed_at });
+}
+
 /** The id of a request's end event: the same on every retry (the deliveries' `webhook-id`). */
 export const requestEventId = (requestId: string, status: string): string => nameBasedUuid(`workflow_request:${requestId}:${status}`);
 

@@ -4,7 +4,7 @@ import type { WorkflowNode } from '#workflows/index.js';
 import { openApproval, resumeApproval } from './approval.js';
 import { resumeChild, startChild } from './child-workflow.js';
 import { emitNode, emitRequest } from './emit.js';
-import { settleAs } from './finish.js';
+import { announceEnded, settleAs } from './finish.js';
 import { type Graph, graphOf } from './graph.js';
 import type { EngineDeps, Invocation } from './invocation.js';
 import { flushWhenLate } from './late-flush.js';
@@ -112,7 +112,9 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
   const node = known?.node ?? (await deps.requests.getNode(task.request_id, task.node_id)) ?? unwrittenNode(request, graph, task.node_id);
 
   if (isTerminalRequest(request.status)) {
-    await settleAs(deps, node, 'stopped', null);
+    // Nodes the end stopped are not its own: their tasks were queued before it.
+    if (node.status === 'completed' || node.status === 'failed') await announceEnded(deps, request);
+    else await settleAs(deps, node, 'stopped', null);
     return;
   }
   if (isTerminalNode(node.status)) {

@@ -113,12 +113,18 @@ export async function afterEnd(deps: EndDeps, run: Run, waitedFor: string | unde
  * POST /v2/runs/{id}/cancel: a queued run leaves its machine's queue; a
  * running or waiting run ends at once (its worker sees it and aborts its
  * calls), its interaction is cancelled and its machine moves on. An ended
- * run comes back unchanged.
+ * run comes back unchanged; a cancelled one has what follows its end done
+ * again (afterEnd: safe to repeat).
  */
 export async function cancelRun(deps: EndDeps, run: Run): Promise<Run> {
   let current: Run | undefined = run;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    if (!current || isTerminal(current.status)) return current ?? run;
+    if (!current) return run;
+    if (isTerminal(current.status)) {
+      // A cancel again: the first may have died after its end's transaction, before what follows it (a cancelled run may have no message left to repeat it).
+      if (current.status === 'cancelled') await afterEnd(deps, current, current.wait?.interaction_id);
+      return current;
+    }
     const cancelled = await endRun(deps, current, { status: 'cancelled' }, ['queued', 'running', 'waiting']);
     if (cancelled) return cancelled;
     current = await deps.runs.get(run.id);

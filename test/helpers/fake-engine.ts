@@ -107,10 +107,18 @@ function fakeRequests() {
       return clone(request);
     },
     /** The DynamoDB repo also counts the request's nodes in the account's daily activity, in the same transaction. */
-    async endRequest(requestId: string, from: readonly RequestStatus[], set: Partial<WorkflowRequest> & { status: RequestStatus }) {
+    async endRequest(
+      requestId: string,
+      from: readonly RequestStatus[],
+      set: Partial<WorkflowRequest> & { status: RequestStatus },
+      _fees?: number,
+      eventOf?: (ended: WorkflowRequest) => Promise<unknown>,
+    ) {
       count('endRequest');
       const request = requests.get(requestId);
       if (!request || !from.includes(request.status)) return undefined;
+      // Asked, as the table's repository asks it, for the event written with the end.
+      await eventOf?.({ ...clone(request), ...set });
       Object.assign(request, set);
       return clone(request);
     },

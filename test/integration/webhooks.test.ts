@@ -4,6 +4,11 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
+import { finishRequest } from '#execution/finish.js';
+import { enqueueNodeTasks } from '#execution/node-queue.js';
+import { workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { interactionsService } from '#interactions/index.js';
+import { webhookNotices } from '#webhooks/index.js';
 import { badListQueries, type Json, jsonCaller, withoutTraceId } from '../helpers/api.js';
 import { queuesDrained } from '../helpers/queues.js';
 import { newMachine, runWhen } from '../helpers/runs.js';
@@ -333,6 +338,40 @@ describe('deliveries', () => {
     assert.equal(completed.timestamp, completed.data.completed_at);
     const stoppedEvent = bodies.find((b) => b.type === 'workflow_request.stopped')!;
     assert.deepEqual(stoppedEvent.data, (await get(`/v1/workflow-requests/${held}`)).body);
+  });
+
+  test('a stop that died between its end and its notice: stopping again sends the notice, and the delivery is made once', async () => {
+    // Prepare: the request waits at an approval; the first stop commits its end, then its process dies before the notice.
+    const hook = await endpoint('restop', ['workflow_request.stopped']);
+    const api = apiFor(
+      () => stack.url,
+      () => user.token,
+    );
+    const waiting = await createVersion(api, [node('gate', 'approval')], []);
+    const held = await runVersion(api, waiting, {});
+    await vi.waitFor(async () => assert.equal((await get(`/v1/workflow-requests/${held}`)).body.status, 'waiting'), { timeout: 20_000, interval: 100 });
+    const died = new Error('the process died after the end was committed');
+    const dying = {
+      requests: workflowRequestsRepo(),
+      interactions: interactionsService(),
+      enqueue: enqueueNodeTasks,
+      webhooks: { listening: webhookNotices().listening, announce: () => Promise.reject(died) },
+    };
+    await assert.rejects(finishRequest(dying, held, 'stopped', null), died);
+    assert.equal((await get(`/v1/workflow-requests/${held}`)).body.status, 'stopped');
+    await queuesDrained(webhookQueues());
+    assert.deepEqual(await deliveries(hook.id), []);
+    // Act
+    const again = await post(`/v1/workflow-requests/${held}/stop`, {});
+    const third = await post(`/v1/workflow-requests/${held}/stop`, {});
+    // Assert
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(third.status, 200, JSON.stringify(third.body));
+    const list = await deliveriesWhen(hook.id, (l) => l.length === 1 && l[0]!.status === 'delivered');
+    assert.equal(list[0]!.event_type, 'workflow_request.stopped');
+    await queuesDrained(webhookQueues());
+    assert.equal(receiver.of('restop').length, 1);
+    assert.deepEqual(verified(hook.secret, receiver.of('restop')[0]!).data, (await get(`/v1/workflow-requests/${held}`)).body);
   });
 
   test('an evaluation completing delivers evaluation.completed with its results', async () => {

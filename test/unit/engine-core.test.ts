@@ -84,6 +84,30 @@ describe('run and propagate', () => {
     assert.equal(engine.store.requests.get(request.id)?.status, 'completed');
   });
 
+  test('a task redelivered after its request ended announces the end to the webhooks again (the same event id); a task of a node the end stopped does not', async () => {
+    const engine = fakeEngine(definitionOf(transforms('a', 'b'), [['a', 'b']]));
+    const announced: Array<{ id: string; type: string }> = [];
+    engine.deps.webhooks = { listening: async () => true, announce: async (_account, event) => void announced.push(event) };
+    const done = await run(engine);
+    await step(engine, done.id, 'a');
+    assert.equal(engine.store.requests.get(done.id)?.status, 'completed');
+    assert.equal(announced.length, 1);
+
+    await step(engine, done.id, 'a');
+
+    assert.deepEqual(
+      announced.map((e) => e.type),
+      ['workflow_request.completed', 'workflow_request.completed'],
+    );
+    assert.equal(announced[1]?.id, announced[0]?.id, 'the same event: its deliveries keep their webhook-id');
+
+    const stopped = await run(engine);
+    await finishRequest(engine.deps, stopped.id, 'stopped', null);
+    announced.length = 0;
+    await step(engine, stopped.id, 'a');
+    assert.deepEqual(announced, [], 'a node the end stopped');
+  });
+
   test('near the deadline a ready child is queued instead of run inline', async () => {
     const engine = fakeEngine(definitionOf(transforms('a', 'b'), [['a', 'b']]));
     const request = await run(engine);

@@ -467,6 +467,18 @@ describe('cancelRun and endRun', () => {
     assert.deepEqual(w.resolved, []);
   });
 
+  test('cancelling a cancelled run again repeats what follows its end (its debit, its notice), in case the first cancel died after its transaction', async () => {
+    const w = world();
+    const completed = w.put(runOf({ status: 'completed', completed_at: at(-1), extra_micro_usd: 500 }));
+    const cancelled = w.put(runOf({ status: 'cancelled', completed_at: at(-1), extra_micro_usd: 500 }));
+
+    await cancelRun(w.deps, completed);
+    await cancelRun(w.deps, cancelled);
+
+    assert.deepEqual(w.ended, [cancelled.id], 'a run its worker ended has its own redelivery to repeat this');
+    assert.deepEqual(w.money.debited, [cancelled.id]);
+  });
+
   test('a queued run leaves its machine’s queue at once, and the run holding the machine goes on', async () => {
     const w = world();
     const holder = w.put(runOf());
