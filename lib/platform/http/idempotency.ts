@@ -1,18 +1,15 @@
+import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { Context } from 'aws-lambda';
 import { IDEMPOTENCY_TTL_SECONDS } from '../config/limits.js';
 import { IdempotencyKeyConflictError, IdempotencyKeyInFlightError } from '../errors.js';
 import { keys } from '../table/keys.js';
 import type { IdempotentCall } from './idempotency-key.js';
-import type { SingleTableIdempotencyStore } from './idempotency-store.js';
+import { SingleTableIdempotencyStore } from './idempotency-store.js';
 import type { HttpResult } from './types.js';
 
-// Powertools' idempotency (and the store built on it) loads on the first write that carries a key:
-// evaluating it at init cost every function with an idempotent route about 15 ms of cold start.
-const powertools = () => import('@aws-lambda-powertools/idempotency');
-let defaultStore: Promise<SingleTableIdempotencyStore> | undefined;
-const defaultIdempotencyStore = (): Promise<SingleTableIdempotencyStore> =>
-  (defaultStore ??= import('./idempotency-store.js').then(({ SingleTableIdempotencyStore }) => new SingleTableIdempotencyStore()));
+let defaultStore: SingleTableIdempotencyStore | undefined;
+const defaultIdempotencyStore = (): SingleTableIdempotencyStore => (defaultStore ??= new SingleTableIdempotencyStore());
 
 /**
  * Runs `execute` at most once per (account, route, key) for 24 hours. A
@@ -23,9 +20,8 @@ export async function runIdempotent(
   call: IdempotentCall,
   context: Context,
   execute: () => Promise<HttpResult>,
-  store: BasePersistenceLayer | Promise<BasePersistenceLayer> = defaultIdempotencyStore(),
+  store: BasePersistenceLayer = defaultIdempotencyStore(),
 ): Promise<HttpResult> {
-  const { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError, makeIdempotent } = await powertools();
   const config = new IdempotencyConfig({
     eventKeyJmesPath: 'scope',
     payloadValidationJmesPath: 'body',
@@ -38,7 +34,7 @@ export async function runIdempotent(
     },
   });
   const idempotent = makeIdempotent(async (_payload: unknown, _context: Context) => execute(), {
-    persistenceStore: await store,
+    persistenceStore: store,
     config,
     keyPrefix: keys.idempotencyPrefix,
   });
