@@ -12,6 +12,7 @@ import type { DeliveryMessage } from '#webhooks/delivery-messages.js';
 import { checkEndpointUrl } from '#webhooks/endpoint-url.js';
 import type { WebhookDelivery, WebhookEndpoint } from '#webhooks/model.js';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, nextAttemptAt, retrySchedule, sqsDelaySeconds } from '#webhooks/schedule.js';
+import { EVENT_FIXTURE, endpointFixture } from '../helpers/webhook-fixtures.js';
 
 describe('the retry schedule', () => {
   test('5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h by default; WEBHOOK_RETRY_SCHEDULE_SECONDS replaces it; nonsense is refused', () => {
@@ -33,19 +34,8 @@ describe('the retry schedule', () => {
 });
 
 const KEY = Buffer.from('k'.repeat(32));
-const ENDPOINT: WebhookEndpoint = {
-  id: 'whe_0mwvyhd7oIwogRIxo-Bl0thkA',
-  account_id: 'acc',
-  url: 'https://hooks.example/x',
-  events: ['run.completed'],
-  description: null,
-  disabled: false,
-  disabled_reason: null,
-  secret_version: 1,
-  created_at: 'c',
-  updated_at: 'c',
-};
-const EVENT = { id: '6f1c1e1e-0000-5000-8000-000000000001', type: 'run.completed', created_at: '2026-03-01T00:00:05.000Z', data: { id: 'run_1' } };
+const ENDPOINT: WebhookEndpoint = endpointFixture();
+const EVENT = EVENT_FIXTURE;
 
 function world(initial: Partial<WebhookDelivery> = {}) {
   // Near the real time: a Standard Webhooks verify refuses a webhook-timestamp 5 minutes away from now.

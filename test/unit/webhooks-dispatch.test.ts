@@ -10,6 +10,7 @@ import { dispatchEvent } from '#webhooks/dispatch.js';
 import { endpointsRepo } from '#webhooks/endpoints-repository.js';
 import { deliveryIdOf } from '#webhooks/model.js';
 import { conditionFailed, mockedDynamoDb } from '../helpers/dynamodb-mock.js';
+import { EVENT_FIXTURE, endpointFixture } from '../helpers/webhook-fixtures.js';
 
 const { mock, table } = mockedDynamoDb();
 const sent: DeliveryMessage[] = [];
@@ -24,20 +25,9 @@ const deps = {
   now: () => NOW,
 };
 
-const EVENT = { id: '6f1c1e1e-0000-5000-8000-000000000001', type: 'run.completed', created_at: '2026-03-01T00:00:05.000Z', data: { id: 'run_1' } };
+const EVENT = EVENT_FIXTURE;
 const notice = { account_id: 'acc', event_id: EVENT.id, event_type: EVENT.type, created_at: EVENT.created_at };
-const endpointItem = (id: string) => ({
-  id,
-  account_id: 'acc',
-  url: 'https://hooks.example/x',
-  events: ['run.completed'],
-  description: null,
-  disabled: false,
-  disabled_reason: null,
-  secret_version: 1,
-  created_at: 'c',
-  updated_at: 'c',
-});
+const endpointItem = (id: string) => endpointFixture({ id });
 const A = 'whe_0mwvyhd7oIwogRIxo-Bl0thkA';
 const B = 'whe_0mwvyhd7oIwogRIxo-Bl0thkB';
 

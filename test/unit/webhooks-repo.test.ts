@@ -7,26 +7,15 @@ import { deliveriesRepo } from '#webhooks/deliveries-repository.js';
 import { endpointsRepo } from '#webhooks/endpoints-repository.js';
 import { deliveryIdOf, type WebhookDelivery, type WebhookEndpoint } from '#webhooks/model.js';
 import { conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
+import { EVENT_FIXTURE, endpointFixture } from '../helpers/webhook-fixtures.js';
 
 const { mock, table } = mockedDynamoDb();
 const endpoints = endpointsRepo(table);
 const deliveries = deliveriesRepo(table);
 
 const ENDPOINT_ID = 'whe_0mwvyhd7oIwogRIxo-Bl0thkD';
-const endpoint = (overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint => ({
-  id: ENDPOINT_ID,
-  account_id: 'acc',
-  url: 'https://hooks.example/x',
-  events: ['run.completed'],
-  description: null,
-  disabled: false,
-  disabled_reason: null,
-  secret_version: 1,
-  created_at: '2026-03-01T00:00:00.000Z',
-  updated_at: '2026-03-01T00:00:00.000Z',
-  ...overrides,
-});
-const event = { id: '6f1c1e1e-0000-5000-8000-000000000001', created_at: '2026-03-01T00:00:05.000Z' };
+const endpoint = (overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint => endpointFixture({ id: ENDPOINT_ID, ...overrides });
+const event = EVENT_FIXTURE;
 const delivery = (overrides: Partial<WebhookDelivery> = {}): WebhookDelivery => ({
   id: deliveryIdOf(ENDPOINT_ID, event),
   endpoint_id: ENDPOINT_ID,
