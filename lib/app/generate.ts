@@ -1,6 +1,7 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { withPriceTable } from '#platform/config/price-table.js';
 import type { EndpointContract } from '#platform/http/contract.js';
 import { GENERATED_PATH, generatedModuleSource } from './openapi/generate.js';
 
@@ -117,5 +118,7 @@ export async function generatedFiles(): Promise<Record<string, string>> {
     [REGISTRY_PATH]: registrySource(features),
     [SERVED_ROUTES_PATH]: servedRoutesSource(endpoints),
     [GENERATED_PATH]: await generatedModuleSource(endpoints),
+    // README's price table block (the rest of README is written by hand).
+    'README.md': withPriceTable(readFileSync(join(ROOT, 'README.md'), 'utf8')),
   };
 }

@@ -1,6 +1,6 @@
 // `npm run openapi`: writes every generated module (lib/app/generate.ts) after a contract, a schema or a
 // description changes, or a feature folder gets contracts or queues: the registry of features, the served
-// routes and the OpenAPI document.
+// routes, the OpenAPI document and README's price table.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

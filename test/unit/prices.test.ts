@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import { MACHINE_SIZES } from '#machines/index.js';
+import { priceTableMarkdown, withPriceTable } from '#platform/config/price-table.js';
 import {
   MACHINE_SECOND_MICRO_USD,
   MODEL_PRICES,
   machineCostMicroUsd,
+  NODE_EXECUTION_FEE_MICRO_USD,
   PROVIDER_DEFAULT_PRICES,
   tokenCostMicroUsd,
   tokenPrice,
@@ -70,6 +72,36 @@ describe('the price table', () => {
     assert.equal(machineCostMicroUsd('medium', 60_000), 1_200);
     assert.equal(machineCostMicroUsd('large', 2_500), 120);
     assert.throws(() => machineCostMicroUsd('huge', 1_000), /No price for machine size huge/);
+  });
+});
+
+describe('the price table as the README and the OpenAPI document show it', () => {
+  test('one row per listed model, provider default and machine size, and the node fee, in USD from the microdollars', () => {
+    const table = priceTableMarkdown();
+    const rows = table.split('\n').slice(2);
+    assert.equal(
+      rows.length,
+      Object.keys(MODEL_PRICES).length + Object.keys(PROVIDER_DEFAULT_PRICES).length + Object.keys(MACHINE_SECOND_MICRO_USD).length + 1,
+    );
+    const cells = rows.map((row) =>
+      row
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim())
+        .join(' | '),
+    );
+    assert.ok(cells.includes('model `openai/gpt-4o-mini`, per million tokens | $0.15 input, $0.6 output'));
+    assert.ok(cells.includes('machine time, `small`, per second | $0.00001 (10 µ$)'));
+    assert.ok(cells.includes(`node execution (flat fee, on top of its tokens) | $0.0001 (${NODE_EXECUTION_FEE_MICRO_USD} µ$)`));
+    assert.equal(new Set(rows.map((row) => row.length)).size, 1, 'padded to the column widths');
+  });
+
+  test('the README block between its markers is replaced, the rest kept; no markers, no change', () => {
+    const start = '<!-- price table: written by `npm run openapi` from lib/platform/config/prices.ts -->';
+    const end = '<!-- end of price table -->';
+    const readme = `before\n${start}\nold table\n${end}\nafter`;
+    assert.equal(withPriceTable(readme), `before\n${start}\n\n${priceTableMarkdown()}\n\n${end}\nafter`);
+    assert.equal(withPriceTable('no block here'), 'no block here');
   });
 });
 

@@ -78,9 +78,14 @@ describe('OpenAPI document', async () => {
 });
 
 describe('generated files', () => {
-  test('the committed registry, served routes and OpenAPI document are what the tree generates now', async () => {
+  test('the committed registry, served routes, OpenAPI document and README price table are what the tree generates now', async () => {
     const files = await generatedFiles();
-    assert.deepEqual(Object.keys(files).sort(), ['lib/app/openapi/generated.ts', 'lib/app/registry.generated.ts', 'lib/app/served-routes.generated.ts']);
+    assert.deepEqual(Object.keys(files).sort(), [
+      'README.md',
+      'lib/app/openapi/generated.ts',
+      'lib/app/registry.generated.ts',
+      'lib/app/served-routes.generated.ts',
+    ]);
     for (const [path, source] of Object.entries(files)) {
       const committed = existsSync(resolve(REPO_ROOT, path)) ? readFileSync(resolve(REPO_ROOT, path), 'utf8') : undefined;
       assert.ok(committed === source, `${path} is out of date with the contracts, schemas or feature folders: run npm run openapi`);

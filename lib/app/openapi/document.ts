@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { EvaluationSummarySchema } from '#evaluations/openapi/evaluations-responses.js';
 import { WorkflowRequestSchema } from '#execution/openapi/workflow-requests-responses.js';
 import { InteractionSchema } from '#interactions/openapi/interactions-responses.js';
+import { priceTableMarkdown } from '#platform/config/price-table.js';
 import type { EndpointContract, OpenApiTag } from '#platform/http/contract.js';
 import { registerOperations } from '#platform/openapi/operations.js';
 import { RunSchema } from '#runs/openapi/runs-responses.js';
@@ -83,7 +84,8 @@ export async function buildOpenApiDocument(endpoints: readonly EndpointContract[
       title: 'Workflow and Agent Execution Service',
       version: '1.0.0',
       description:
-        'Runs workflows and agent runs for an account and streams their execution. Errors are RFC 9457 problem documents (`application/problem+json`) except on the token calls, which answer `{message}`.',
+        'Runs workflows and agent runs for an account and streams their execution. Errors are RFC 9457 problem documents (`application/problem+json`) except on the token calls, which answer `{message}`.\n\n' +
+        `## Prices\n\nEvery cost is an integer number of microdollars (\`cost_micro_usd\`; 1 000 000 = 1 USD).\n\n${priceTableMarkdown()}`,
     },
     servers: [{ url: serverUrl }],
     tags,
