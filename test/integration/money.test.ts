@@ -3,8 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { adminCommands } from '#accounts/admin-commands.js';
+import { createDynamoDb } from '#platform/aws/clients.js';
+import { readEnv } from '#platform/config/env.js';
 import { keys } from '#platform/table/keys.js';
+import { usageMeter } from '#usage/index.js';
 import { type Json, jsonCaller } from '../helpers/api.js';
+import { startFaultProxy } from '../helpers/dynamodb-fault-proxy.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
 import { apiFor, createVersion, node, runVersion, settledTree, transform } from '../helpers/workflows.js';
 
@@ -135,6 +139,35 @@ describe('money', () => {
     const today = (await get(user, '/v1/activity/daily?days=1')).body.data[0];
     assert.equal(today.run_count, 1);
     assert.ok(today.total_cost > 0);
+  });
+
+  test('a windows read that fails (DynamoDB answering 500 to it) shows both windows unknown, without numbers, and refuses nothing', async () => {
+    // Prepare: the real client, through a proxy in front of DynamoDB Local that fails every GetItem of this account's windows item.
+    const user = await signedUpUser(stack);
+    const windowsKey = JSON.stringify(keys.usageWindows(user.accountId).sk);
+    const proxy = await startFaultProxy(
+      stack.dynamodbEndpoint,
+      (operation, body) => operation === 'GetItem' && body.includes(user.accountId) && body.includes(windowsKey),
+    );
+    try {
+      const faulty = usageMeter({
+        db: createDynamoDb(readEnv({ ...process.env, DYNAMODB_ENDPOINT: proxy.url, TABLE_NAME: stack.tableName })),
+        tableName: stack.tableName,
+      });
+      // Act
+      const document = await faulty.document(user.accountId);
+      await faulty.admit(user.accountId);
+      // Assert
+      assert.ok(proxy.failed > 0, 'the windows read went through the proxy and failed');
+      assert.deepEqual(document.windows, [
+        { kind: '5h', status: 'unknown' },
+        { kind: 'week', status: 'unknown' },
+      ]);
+      assert.equal(document.mode, 'plan');
+      assert.equal(document.extra.wallet_micro_usd, 10_000_000);
+    } finally {
+      await proxy.stop();
+    }
   });
 
   test('extra usage pays past a full window: one debit per run naming it; below the minimum balance, 403 insufficient_balance', async () => {

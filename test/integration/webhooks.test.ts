@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { finishRequest } from '#execution/finish.js';
 import { enqueueNodeTasks } from '#execution/node-queue.js';
@@ -13,6 +10,7 @@ import { badListQueries, type Json, jsonCaller, withoutTraceId } from '../helper
 import { queuesDrained } from '../helpers/queues.js';
 import { newMachine, runWhen } from '../helpers/runs.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
+import { Receiver, verified } from '../helpers/webhook-receiver.js';
 import { apiFor, createVersion, node, runVersion, settledTree, transform } from '../helpers/workflows.js';
 
 // The handlers and workers run in this process and read these on every call: the receiver
@@ -20,50 +18,6 @@ import { apiFor, createVersion, node, runVersion, settledTree, transform } from 
 process.env.OUTBOUND_ALLOWED_HOSTS = '127.0.0.1';
 process.env.OUTBOUND_ALLOW_INSECURE = 'true';
 process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS = '1,1,1,1,1,1,1';
-
-/** One request the receiver got. */
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/**
- * A receiver on 127.0.0.1: every request to `/<name>` is recorded under
- * `name` and answered by the next status of `answers[name]` (the last one
- * repeats; 200 when none is set).
- */
-class Receiver {
-  readonly received = new Map<string, Received[]>();
-  readonly answers = new Map<string, number[]>();
-  private server: Server | undefined;
-  url = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const name = (request.url ?? '/').slice(1);
-        const list = this.received.get(name) ?? [];
-        list.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-        this.received.set(name, list);
-        const answers = this.answers.get(name) ?? [200];
-        const status = answers.length > 1 ? answers.shift()! : answers[0]!;
-        response.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  of(name: string): Received[] {
-    return this.received.get(name) ?? [];
-  }
-
-  async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
-  }
-}
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let user: Awaited<ReturnType<typeof signedUpUser>>;
@@ -131,12 +85,6 @@ async function deliveriesWhen(endpointId: string, until: (list: Json[]) => boole
 }
 
 const webhookQueues = () => ({ ...stack, queues: stack.queues.filter((q) => q.definition.name.startsWith('webhook-')) });
-
-/** Verifies a request as a receiver would (Standard Webhooks), answering its parsed body. */
-function verified(secret: string, request: Received): Json {
-  const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(request.headers[name] ?? '')]));
-  return new Webhook(secret).verify(request.body, headers) as Json;
-}
 
 describe('webhook endpoints', () => {
   test('create shows the secret once; get, list, patch and delete; 404s are alike', async () => {
