@@ -4,7 +4,7 @@ import { type RequestStarter, requestStarter } from '#execution/index.js';
 import { HooksCreate } from '#hooks/contracts/hooks-create.js';
 import { createHook } from '#hooks/hooks.js';
 import { type HooksRepo, hooksRepo } from '#hooks/hooks-repository.js';
-import { type HookSecrets, hookSecrets, secretKeptOut } from '#hooks/secrets.js';
+import { type HookSecrets, hookSecretKeptOut, hookSecrets } from '#hooks/secrets.js';
 import { serviceEnv } from '#platform/config/env.js';
 import { httpHandler } from '#platform/http/handler.js';
 import { runIdempotent } from '#platform/http/idempotency.js';
@@ -19,7 +19,7 @@ export const makeHandler = (
     starter: requestStarter(),
   },
 ) =>
-  httpHandler(HooksCreate, { auth: bearerAuth(deps.tokens), idempotency: secretKeptOut(runIdempotent, deps.secrets) }, async ({ principal, body }) => {
+  httpHandler(HooksCreate, { auth: bearerAuth(deps.tokens), idempotency: hookSecretKeptOut(runIdempotent, deps.secrets) }, async ({ principal, body }) => {
     const hook = await createHook({ ...deps, baseUrl: serviceEnv.baseUrl }, principal.accountId, body);
     return json(201, hook);
   });

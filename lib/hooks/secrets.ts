@@ -1,6 +1,5 @@
-import type { Context } from 'aws-lambda';
-import type { IdempotentCall } from '#platform/http/idempotency-key.js';
-import type { HttpResult } from '#platform/http/types.js';
+import type { RunIdempotent } from '#platform/http/idempotency-key.js';
+import { secretKeptOut } from '#platform/http/secret-kept-out.js';
 import { deriveWebhookSecret, type ServiceKeySource, serviceKey } from '#platform/secrets/service-key.js';
 import type { Hook } from './model.js';
 
@@ -33,28 +32,9 @@ export function hookSecrets(source: ServiceKeySource = serviceKey()): HookSecret
   };
 }
 
-type RunIdempotent = (call: IdempotentCall, context: Context, execute: () => Promise<HttpResult>) => Promise<HttpResult>;
-
 /** The version of a hook's first secret: what its creation shows. */
 export const FIRST_SECRET_VERSION = 1;
 
-/**
- * The idempotency of `POST /v1/hooks` without a secret in the table: the
- * answer is stored with its `secret` taken out, and every answer, first or
- * replayed, gets it back, derived again (the first version's: a replay is
- * the first answer). Without an Idempotency-Key the handler's own answer,
- * secret included, is sent as it is.
- */
-export function secretKeptOut(run: RunIdempotent, secrets: Pick<HookSecrets, 'of'>): RunIdempotent {
-  return async (call, context, execute) => {
-    const answer = await run(call, context, async () => {
-      const fresh = await execute();
-      const { secret: _, ...rest } = JSON.parse(fresh.body) as Record<string, unknown>;
-      return { ...fresh, body: JSON.stringify(rest) };
-    });
-    if (answer.statusCode !== 201) return answer;
-    const { id, name, url, ...rest } = JSON.parse(answer.body) as Record<string, unknown>;
-    const secret = await secrets.of(id as string, FIRST_SECRET_VERSION);
-    return { ...answer, body: JSON.stringify({ id, name, url, secret, ...rest }) };
-  };
-}
+/** The idempotency of `POST /v1/hooks` without a secret in the table (lib/platform/http/secret-kept-out.ts): a replay is the first answer, so its secret is the first version's. */
+export const hookSecretKeptOut = (run: RunIdempotent, secrets: Pick<HookSecrets, 'of'>): RunIdempotent =>
+  secretKeptOut(run, (answer) => secrets.of(answer.id as string, FIRST_SECRET_VERSION));

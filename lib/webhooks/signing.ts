@@ -2,6 +2,9 @@ import { Webhook } from 'standardwebhooks';
 import { deriveWebhookSecret } from '#platform/secrets/service-key.js';
 import { ENDPOINT_SECRET_PURPOSE, type WebhookEndpoint } from './model.js';
 
+/** The version of an endpoint's secret at its creation: what `POST /v1/webhook-endpoints` shows, and a replay of it. */
+export const FIRST_SECRET_VERSION = 1;
+
 /** The endpoint's signing secret (`whsec_…`), derived from the service key: never stored, the same on every derivation. */
 export const endpointSecret = (key: Buffer, endpoint: Pick<WebhookEndpoint, 'id' | 'secret_version'>): string =>
   deriveWebhookSecret(key, ENDPOINT_SECRET_PURPOSE, endpoint.id, endpoint.secret_version);

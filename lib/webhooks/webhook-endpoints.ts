@@ -5,7 +5,7 @@ import type { SendDelivery } from './delivery-messages.js';
 import type { EndpointPatch, EndpointsRepo } from './endpoints-repository.js';
 import { deliveryNotFound, endpointNotFound, WebhookEndpointDisabledError } from './errors.js';
 import { newEndpointId, type WebhookDelivery, type WebhookEndpoint, type WebhookEventType } from './model.js';
-import { endpointSecret } from './signing.js';
+import { endpointSecret, FIRST_SECRET_VERSION } from './signing.js';
 
 /** The endpoints' use cases; handlers pass the service's dependencies (webhooks-deps.ts), unit tests fakes. */
 export interface EndpointsDeps {
@@ -36,7 +36,7 @@ export async function createEndpoint(
     description: input.description ?? null,
     disabled: false,
     disabled_reason: null,
-    secret_version: 1,
+    secret_version: FIRST_SECRET_VERSION,
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
   });

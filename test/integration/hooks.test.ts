@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { adminCommands } from '#accounts/admin-commands.js';
 import { keys } from '#platform/table/keys.js';
 import { badListQueries, type Json, type JsonAnswer, jsonCaller, withoutTraceId } from '../helpers/api.js';
+import { idempotencyRecordsHold } from '../helpers/idempotency-records.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
 import { apiFor, createVersion, settledTree, transform } from '../helpers/workflows.js';
 
@@ -135,19 +136,7 @@ describe('hooks: create, read, list, delete', () => {
     assert.ok(Item);
     assert.equal(Item.secret_version, 1);
     assert.equal(JSON.stringify(Item).includes(hook.secret.slice('whsec_'.length)), false);
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await stack.table.db.send(
-        new ScanCommand({
-          TableName: stack.tableName,
-          FilterExpression: 'begins_with(pk, :p)',
-          ExpressionAttributeValues: { ':p': keys.idempotencyPrefix },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) assert.equal(JSON.stringify(item).includes(hook.secret.slice('whsec_'.length)), false);
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    assert.equal(await idempotencyRecordsHold(stack.table, hook.secret.slice('whsec_'.length)), false);
   });
 
   test('another account’s or an unknown version, and entry nodes not the version’s, are the 422 running them answers', async () => {

@@ -7,6 +7,7 @@ import { workflowRequestsRepo } from '#execution/workflow-requests-repository.js
 import { interactionsService } from '#interactions/index.js';
 import { webhookNotices } from '#webhooks/index.js';
 import { badListQueries, type Json, jsonCaller, withoutTraceId } from '../helpers/api.js';
+import { idempotencyRecordsHold } from '../helpers/idempotency-records.js';
 import { queuesDrained } from '../helpers/queues.js';
 import { newMachine, runWhen } from '../helpers/runs.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
@@ -148,6 +149,8 @@ describe('webhook endpoints', () => {
     assert.equal(first.status, 201);
     assert.equal(again.headers.get('idempotency-replayed'), 'true');
     assert.deepEqual(again.body, first.body);
+    // The idempotency record keeps the answer without the secret.
+    assert.equal(await idempotencyRecordsHold(stack.table, first.body.secret.slice('whsec_'.length)), false);
   });
 
   test('validation: unknown event types name /events/<i>; private, metadata and malformed URLs are refused', async () => {

@@ -10,7 +10,7 @@ import { createHook, rotateHookSecret } from '#hooks/hooks.js';
 import type { HooksRepo } from '#hooks/hooks-repository.js';
 import { type Hook, MAX_EVENT_BYTES, newHookId } from '#hooks/model.js';
 import { eventRequestId, type ReceiveDeps, receiveEvent } from '#hooks/receive-event.js';
-import { HOOK_SECRET_PURPOSE, hookSecrets, secretKeptOut } from '#hooks/secrets.js';
+import { HOOK_SECRET_PURPOSE, hookSecretKeptOut, hookSecrets } from '#hooks/secrets.js';
 import { verifyEvent } from '#hooks/verify.js';
 import { DomainError, RateLimitedError, ValidationError } from '#platform/errors.js';
 import { STATUS_OF } from '#platform/http/problem.js';
@@ -347,7 +347,7 @@ describe('creating a hook', () => {
       }
       return { ...record, headers: { ...record.headers, 'Idempotency-Replayed': 'true' } };
     };
-    const wrapped = secretKeptOut(run, secrets);
+    const wrapped = hookSecretKeptOut(run, secrets);
     const fresh = { statusCode: 201, headers: {}, body: JSON.stringify(created) };
     const call = { accountId: 'acct-1', route: 'POST /v1/hooks', key: 'k', body: null };
     const first = await wrapped(call, {} as Context, async () => fresh);

@@ -6,7 +6,7 @@ import { serviceEnv } from '../config/env.js';
 import { DomainError } from '../errors.js';
 import { logger } from '../observability/logger.js';
 import type { AuthScheme, BodyOf, EndpointContract, QueryOf } from './contract.js';
-import { checkIdempotencyKey, type IdempotentCall } from './idempotency-key.js';
+import { checkIdempotencyKey, type IdempotentCall, type RunIdempotent } from './idempotency-key.js';
 import { parseBody, parseQuery } from './parse.js';
 import { type ErrorFormat, errorResponse } from './problem.js';
 import { header } from './responses.js';
@@ -23,8 +23,6 @@ export interface ApiRequest<B, Q> {
   query: Q;
   params: Record<string, string>;
 }
-
-type RunIdempotent = (call: IdempotentCall, context: Context, execute: () => Promise<HttpResult>) => Promise<HttpResult>;
 
 export type HttpMiddleware = middy.MiddlewareObj<HttpEvent, HttpResult, Error, ApiContext>;
 

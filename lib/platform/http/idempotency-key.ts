@@ -1,4 +1,6 @@
+import type { Context } from 'aws-lambda';
 import { IdempotencyKeyInvalidError, IdempotencyKeyRequiredError } from '../errors.js';
+import type { HttpResult } from './types.js';
 
 /** Specification: 1 to 255 visible ASCII characters. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -17,3 +19,6 @@ export interface IdempotentCall {
   /** What was asked: the same key with another body is a conflict. */
   body: unknown;
 }
+
+/** What runs a write at most once per key (`runIdempotent`, lib/platform/http/idempotency.ts), as a route's contract takes it. */
+export type RunIdempotent = (call: IdempotentCall, context: Context, execute: () => Promise<HttpResult>) => Promise<HttpResult>;
