@@ -3,30 +3,22 @@ import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
 import { httpHandler } from '#platform/http/handler.js';
 import { runIdempotent } from '#platform/http/idempotency.js';
 import { json } from '#platform/http/responses.js';
-import { secretKeptOut } from '#platform/http/secret-kept-out.js';
 import { type ServiceKeySource, serviceKey } from '#platform/secrets/service-key.js';
 import { WebhookEndpointsCreate } from '#webhooks/contracts/webhook-endpoints-create.js';
 import { endpointView } from '#webhooks/model.js';
-import { endpointSecret, FIRST_SECRET_VERSION } from '#webhooks/signing.js';
+import { endpointSecretKeptOut } from '#webhooks/signing.js';
 import { createEndpoint, type EndpointsDeps } from '#webhooks/webhook-endpoints.js';
 import { endpointsDeps } from '#webhooks/webhooks-deps.js';
 
 type Deps = EndpointsDeps & { tokens: TokensRepo; serviceKey: ServiceKeySource };
 
 /** POST /v1/webhook-endpoints: 201 with the signing secret, shown this once; an Idempotency-Key's record holds the answer without it (a replay derives it again). */
-export const makeHandler = (deps: Deps = { ...endpointsDeps(), serviceKey: serviceKey(), tokens: tokensRepo() }) =>
-  httpHandler(
-    WebhookEndpointsCreate,
-    {
-      auth: bearerAuth(deps.tokens),
-      idempotency: secretKeptOut(runIdempotent, async (answer) =>
-        endpointSecret(await deps.serviceKey.load(), { id: answer.id as string, secret_version: FIRST_SECRET_VERSION }),
-      ),
-    },
-    async ({ principal, body }) => {
-      const { endpoint, secret } = await createEndpoint(deps, principal.accountId, body);
-      return json(201, { ...endpointView(endpoint), secret });
-    },
-  );
+export const makeHandler = (deps: Deps = { ...endpointsDeps(), serviceKey: serviceKey(), tokens: tokensRepo() }) => {
+  const idempotency = endpointSecretKeptOut(runIdempotent, deps.serviceKey);
+  return httpHandler(WebhookEndpointsCreate, { auth: bearerAuth(deps.tokens), idempotency }, async ({ principal, body }) => {
+    const { endpoint, secret } = await createEndpoint(deps, principal.accountId, body);
+    return json(201, { ...endpointView(endpoint), secret });
+  });
+};
 
 export const handler = makeHandler();

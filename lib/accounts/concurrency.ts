@@ -1,7 +1,7 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { RateLimitedError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
 import { cancellationReasons } from '#platform/table/table.js';
+import type { TransactItem } from '#platform/table/transactions.js';
 
 /**
  * The ceiling on work in progress (decisions.md, Rate limits): at most
@@ -20,7 +20,7 @@ import { cancellationReasons } from '#platform/table/table.js';
  * lowers the counter.
  */
 
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type { TransactItem } from '#platform/table/transactions.js';
 
 /** Seconds a refused creation is told to wait: a slot frees when some work ends, which the service cannot foresee. */
 export const CONCURRENCY_RETRY_AFTER_SECONDS = 2;

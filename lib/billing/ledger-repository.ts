@@ -1,8 +1,9 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, UnavailableError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
 import { cancellationReasons, defaultTable, nowIso, type TableRef } from '#platform/table/table.js';
+import type { TransactItem } from '#platform/table/transactions.js';
 import { NotRefundableError, RefundExceedsDebitError, TransactionNotFoundError } from './errors.js';
 import {
   ALL_COMBOS,
@@ -27,7 +28,7 @@ import {
  * of the unfiltered list is one range of positions, at any depth.
  */
 
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type { TransactItem } from '#platform/table/transactions.js';
 
 /** Positions per block counter item. */
 export const BLOCK_SIZE = 100;

@@ -1,10 +1,11 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { type AccountEvent, accountEventPut } from '#events/account-events.js';
 import { UnavailableError } from '#platform/errors.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
 import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
 import { cancellationReasons, defaultTable, type TableRef } from '#platform/table/table.js';
+import type { TransactItem } from '#platform/table/transactions.js';
 import { equalityFilter } from '#platform/table/update-expressions.js';
 import {
   type Attempt,
@@ -32,8 +33,6 @@ import {
  * outcome is recorded once per slot, with the head's `ended_attempts`; the
  * evaluation leaves `running` once, with its event.
  */
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Collisions with concurrent transactions on the same items in a row before 503 (each is tried again at once, after a short pause). */
 const CONFLICT_ATTEMPTS = 6;

@@ -1,6 +1,6 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys, ttlFromDate } from '#platform/table/keys.js';
 import type { TableRef } from '#platform/table/table.js';
+import type { TransactItem } from '#platform/table/transactions.js';
 
 /**
  * The account's event record: what happened to an account's resources
@@ -24,8 +24,6 @@ export interface AccountEvent {
   /** The resource as the API shows it. */
   data: Record<string, unknown>;
 }
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** The Put of one event, for the transaction of the change it reports; its key is free unless this very event was written. */
 export function accountEventPut(table: Pick<TableRef, 'tableName'>, accountId: string, event: AccountEvent, now: Date): TransactItem {

@@ -1,9 +1,9 @@
-import { EventBuffer, emitRequest } from './emit.js';
+import { EventBuffer } from './emit.js';
 import type { EngineDeps, Invocation } from './invocation.js';
 import { LATE_FLUSH_MS } from './late-flush.js';
 import type { NodeTask } from './node-queue.js';
 import { flushDeferredMarks } from './propagate.js';
-import { runNode } from './run-node.js';
+import { markRequestStarted, runNode } from './run-node.js';
 
 export type { EngineDeps, Invocation } from './invocation.js';
 
@@ -44,12 +44,8 @@ export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline
  * the move, and an end sets `started_at` all the same (endRequest).
  */
 async function flushStarts(invocation: Invocation): Promise<void> {
-  for (const [id, { request, at }] of [...invocation.starts]) {
-    invocation.starts.delete(id);
-    const started = await invocation.requests.transitionRequest(id, ['pending'], { status: 'in_progress', started_at: at });
-    if (started) {
-      request.status = 'in_progress';
-      await emitRequest(invocation, started);
-    }
+  for (const { request, at } of [...invocation.starts.values()]) {
+    invocation.starts.delete(request.id);
+    await markRequestStarted(invocation, request, at);
   }
 }

@@ -78,10 +78,10 @@ async function finishRequestBuffered(
   const started = deps.starts?.get(requestId);
   deps.starts?.delete(requestId);
   // The end is an event (`workflow_request.<status>`) written with it when an endpoint of the account takes it.
-  const type = `workflow_request.${status}`;
   let event: AccountEvent | undefined;
   const eventOf = async (ended: WorkflowRequest) => {
-    event = (await deps.webhooks.listening(ended.account_id, type)) ? { id: requestEventId(requestId, status), type, data: requestView(ended) } : undefined;
+    const { id, type } = endEvent(ended);
+    event = (await deps.webhooks.listening(ended.account_id, type)) ? { id, type, data: requestView(ended) } : undefined;
     return event;
   };
   const finished = await deps.requests.endRequest(
@@ -99,7 +99,7 @@ async function finishRequestBuffered(
   // The terminal request event goes last: listeners close on it.
   if (finished) {
     // Its created_at is the end's time, so the same notice can be sent again by whoever finds the request ended.
-    if (event && finished.completed_at) await deps.webhooks.announce(finished.account_id, { id: event.id, type, created_at: finished.completed_at });
+    if (event && finished.completed_at) await deps.webhooks.announce(finished.account_id, { ...endEvent(finished), created_at: finished.completed_at });
     await emitRequest(deps, finished);
     await wakeParent({ enqueue: deps.enqueue }, finished);
   }
@@ -115,13 +115,16 @@ async function finishRequestBuffered(
  */
 export async function announceEnded(deps: Pick<FinishDeps, 'webhooks'>, request: WorkflowRequest): Promise<void> {
   if (!request.completed_at) return;
-  const type = `workflow_request.${request.status}`;
-  if (!(await deps.webhooks.listening(request.account_id, type))) return;
-  await deps.webhooks.announce(request.account_id, { id: requestEventId(request.id, request.status), type, created_at: request.completed_at });
+  const event = endEvent(request);
+  if (!(await deps.webhooks.listening(request.account_id, event.type))) return;
+  await deps.webhooks.announce(request.account_id, { ...event, created_at: request.completed_at });
 }
 
-/** The id of a request's end event: the same on every retry (the deliveries' `webhook-id`). */
-export const requestEventId = (requestId: string, status: string): string => nameBasedUuid(`workflow_request:${requestId}:${status}`);
+/** A request's end event: `workflow_request.<status>`, its id the same on every retry (the deliveries' `webhook-id`). */
+const endEvent = (request: Pick<WorkflowRequest, 'id' | 'status'>) => ({
+  id: nameBasedUuid(`workflow_request:${request.id}:${request.status}`),
+  type: `workflow_request.${request.status}`,
+});
 
 /** A node task that exhausted its deliveries: the node and its request fail instead of hanging. */
 export async function failDeadLetteredTask(task: NodeTask, deps: FinishDeps): Promise<void> {

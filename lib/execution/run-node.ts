@@ -89,7 +89,8 @@ async function loadGraph(deps: EngineDeps, request: WorkflowRequest): Promise<Gr
   return graph;
 }
 
-async function markRequestStarted(deps: Invocation, request: WorkflowRequest, at: string): Promise<void> {
+/** The request moved to `in_progress` once (guarded: one that moved or ended meanwhile stays as it is), and its stream told. */
+export async function markRequestStarted(deps: Invocation, request: WorkflowRequest, at: string): Promise<void> {
   if (request.status !== 'pending') return;
   deps.starts.delete(request.id);
   const started = await deps.requests.transitionRequest(request.id, ['pending'], { status: 'in_progress', started_at: at });

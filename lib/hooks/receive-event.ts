@@ -95,7 +95,7 @@ export async function receiveEvent(deps: ReceiveDeps, event: IncomingEvent): Pro
       const account = await deps.accounts.get(hook.account_id);
       if (!account) throw new NotFoundError('No such hook.');
       if (account.suspended) throw new AccountSuspendedError();
-      await deps.usage.admit(hook.account_id);
+      await deps.usage.admit(hook.account_id, account);
       const request = await deps.starter.start(
         hook.account_id,
         {

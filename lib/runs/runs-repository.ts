@@ -4,6 +4,7 @@ import { newestFirstPage } from '#platform/table/index-page.js';
 import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
 import { cancellationReasons, defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
+import type { TransactItem } from '#platform/table/transactions.js';
 import { equalityFilter, guardedSet } from '#platform/table/update-expressions.js';
 import { type UsageMeter, usageMeter } from '#usage/index.js';
 import { type RunEventData, runEventLog } from './events.js';
@@ -22,7 +23,7 @@ import { RUN_ID, type Run, type RunStatus } from './model.js';
  * changed first: the caller reads again and decides.
  */
 
-export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+export type { TransactItem } from '#platform/table/transactions.js';
 
 export interface RunChange {
   /** Fields of the run to set (`status`, `output`, …). */

@@ -23,10 +23,10 @@ export interface UsageFailure {
 }
 
 export interface UsageMeter {
-  /** The caller's quota document now (GET /v2/usage, the body of the 429). */
-  document(accountId: string): Promise<QuotaDocument>;
-  /** At creation: resolves when the call is funded; throws UsageWindowExceededError (429) or InsufficientBalanceError (403). */
-  admit(accountId: string): Promise<void>;
+  /** The caller's quota document now (GET /v2/usage, the body of the 429); `account` when the caller has read it already, else it is read. */
+  document(accountId: string, account?: FundingAccount): Promise<QuotaDocument>;
+  /** At creation: resolves when the call is funded; throws UsageWindowExceededError (429) or InsufficientBalanceError (403). `account` as for `document`. */
+  admit(accountId: string, account?: FundingAccount): Promise<void>;
   /**
    * Before a node execution or a model turn, against the usage recorded so
    * far: undefined when it is funded; else why the work stops. `unpaidExtra`
@@ -64,14 +64,14 @@ export function usageMeter(table: TableRef = defaultTable(), clock: () => number
     return found;
   }
 
-  async function document(accountId: string): Promise<QuotaDocument> {
-    const { funding, windows } = await read(accountId);
+  async function document(accountId: string, known?: FundingAccount): Promise<QuotaDocument> {
+    const { funding, windows } = await read(accountId, known);
     return quotaDocument(funding, windows, clock());
   }
 
-  async function read(accountId: string): Promise<{ funding: FundingAccount; windows: WindowsItem | undefined }> {
+  async function read(accountId: string, known?: FundingAccount): Promise<{ funding: FundingAccount; windows: WindowsItem | undefined }> {
     const [funding, windows] = await Promise.all([
-      account(accountId),
+      known ?? account(accountId),
       // A failed read of the windows is shown as `unknown`, not a 500 (specification, quota document).
       repo.read(accountId).catch((error: unknown) => {
         logger().warn('usage windows unreadable', { accountId, error });
@@ -97,8 +97,8 @@ export function usageMeter(table: TableRef = defaultTable(), clock: () => number
 
   return {
     document,
-    async admit(accountId) {
-      const doc = await document(accountId);
+    async admit(accountId, known) {
+      const doc = await document(accountId, known);
       if (doc.mode === 'blocked') throw new UsageWindowExceededError(doc);
       if (doc.mode === 'extra' && doc.extra.wallet_micro_usd < MIN_BALANCE_MICRO_USD)
         throw new InsufficientBalanceError(doc.extra.wallet_micro_usd, MIN_BALANCE_MICRO_USD);

@@ -1,9 +1,10 @@
-import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#platform/table/keys.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
+import type { TransactItem } from '#platform/table/transactions.js';
 import { utcMonth, WINDOW_ATTRIBUTES, WINDOW_KINDS, type WindowsItem, windowAt } from './model.js';
 
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type { TransactItem } from '#platform/table/transactions.js';
 
 /**
  * The account's windows item (docs/data-model.md, usage windows): one item

@@ -1,5 +1,7 @@
 import { Webhook } from 'standardwebhooks';
-import { deriveWebhookSecret } from '#platform/secrets/service-key.js';
+import type { RunIdempotent } from '#platform/http/idempotency-key.js';
+import { secretKeptOut } from '#platform/http/secret-kept-out.js';
+import { deriveWebhookSecret, type ServiceKeySource } from '#platform/secrets/service-key.js';
 import { ENDPOINT_SECRET_PURPOSE, type WebhookEndpoint } from './model.js';
 
 /** The version of an endpoint's secret at its creation: what `POST /v1/webhook-endpoints` shows, and a replay of it. */
@@ -29,3 +31,7 @@ export function signedDelivery(secret: string, event: { id: string; type: string
     },
   };
 }
+
+/** The idempotency of `POST /v1/webhook-endpoints` without the secret in the table (lib/platform/http/secret-kept-out.ts): a replay derives the first version's again. */
+export const endpointSecretKeptOut = (run: RunIdempotent, key: ServiceKeySource): RunIdempotent =>
+  secretKeptOut(run, async (answer) => endpointSecret(await key.load(), { id: answer.id as string, secret_version: FIRST_SECRET_VERSION }));

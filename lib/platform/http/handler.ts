@@ -6,7 +6,7 @@ import { serviceEnv } from '../config/env.js';
 import { DomainError } from '../errors.js';
 import { logger } from '../observability/logger.js';
 import type { AuthScheme, BodyOf, EndpointContract, QueryOf } from './contract.js';
-import { checkIdempotencyKey, type IdempotentCall, type RunIdempotent } from './idempotency-key.js';
+import { checkIdempotencyKey, type RunIdempotent } from './idempotency-key.js';
 import { parseBody, parseQuery } from './parse.js';
 import { type ErrorFormat, errorResponse } from './problem.js';
 import { header } from './responses.js';

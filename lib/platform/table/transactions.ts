@@ -1,6 +1,9 @@
 import { type DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { cancellationReasons } from './table.js';
 
+/** One item of a TransactWriteItems: what features build and send together. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
 const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** attempt) * (0.5 + Math.random())));
 
 /** True when a transaction was cancelled only because another transaction held one of its items (nothing refused it). */
