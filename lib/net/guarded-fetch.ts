@@ -94,13 +94,23 @@ export function redactSecrets(message: string, headers: Record<string, string>):
 
 // ---------------------------------------------------------------- addresses
 
-interface Resolved {
+export interface Resolved {
   address: string;
   family: 4 | 6;
 }
 
-/** Resolves a URL's host once and checks every address; the result is what the connection may use. */
-async function resolveChecked(target: URL, settings: OutboundSettings, until: Promise<never>): Promise<Resolved[]> {
+/** A host's addresses, as DNS answers them. */
+export type LookupHost = (host: string) => Promise<Resolved[]>;
+
+const systemLookup: LookupHost = async (host) =>
+  (await dnsLookup(host, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family as 4 | 6 }));
+
+/**
+ * Resolves a URL's host once and checks every address; the result is what
+ * the connection may use. Also the check of a URL registered for later calls
+ * (lib/webhooks/endpoint-url.ts), with its own `lookup`.
+ */
+export async function resolveChecked(target: URL, settings: OutboundSettings, until: Promise<never>, lookup: LookupHost = systemLookup): Promise<Resolved[]> {
   const host = normalizeHostname(target.hostname);
   const hostAllowed = settings.allowedHostnames.has(host);
   const where = describeUrl(target);
@@ -113,8 +123,7 @@ async function resolveChecked(target: URL, settings: OutboundSettings, until: Pr
     addresses = [{ address: host, family: literal as 4 | 6 }];
   } else {
     try {
-      const found = await Promise.race([dnsLookup(host, { all: true, verbatim: true }), until]);
-      addresses = found.map((a) => ({ address: a.address, family: a.family as 4 | 6 }));
+      addresses = await Promise.race([lookup(host), until]);
     } catch (error) {
       if (error instanceof Failure) throw error;
       throw new Failure('network_error', `${where}: ${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'DNS error'}).`);
@@ -147,7 +156,8 @@ function pinnedLookup(addresses: Resolved[]): LookupFunction {
 
 // ---------------------------------------------------------------- the exchange
 
-function checkedUrl(text: string, settings: OutboundSettings): URL {
+/** The URL, if its scheme and form may be called (`invalid_url`, `insecure_url` otherwise); its addresses are resolveChecked's. */
+export function checkedUrl(text: string, settings: OutboundSettings): URL {
   let target: URL;
   try {
     target = new URL(text);
