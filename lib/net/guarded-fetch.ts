@@ -1,12 +1,12 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { Failure } from '#platform/failure.js';
-import { addressAllowed, blockedReason, isMetadataHostname, normalizeHostname } from './address-guard.js';
+import { normalizeHostname } from './address-guard.js';
 import { type OutboundSettings, outboundSettings } from './outbound-settings.js';
+import { checkedUrl, describeUrl, type Resolved, resolveChecked } from './outbound-target.js';
 
 /**
  * One outbound HTTP exchange to an address a user chose (decisions.md,
@@ -80,9 +80,6 @@ export interface GuardedResponse {
   body: Buffer | undefined;
 }
 
-/** Origin and path only: a query string may carry secrets. */
-export const describeUrl = (target: URL): string => `${target.origin}${target.pathname}`;
-
 /** Replaces secret-looking header values wherever they appear in a message. */
 export function redactSecrets(message: string, headers: Record<string, string>): string {
   let out = message;
@@ -94,52 +91,7 @@ export function redactSecrets(message: string, headers: Record<string, string>):
 
 // ---------------------------------------------------------------- addresses
 
-export interface Resolved {
-  address: string;
-  family: 4 | 6;
-}
-
-/** A host's addresses, as DNS answers them. */
-export type LookupHost = (host: string) => Promise<Resolved[]>;
-
-const systemLookup: LookupHost = async (host) =>
-  (await dnsLookup(host, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family as 4 | 6 }));
-
-/**
- * Resolves a URL's host once and checks every address; the result is what
- * the connection may use. Also the check of a URL registered for later calls
- * (lib/webhooks/endpoint-url.ts), with its own `lookup`.
- */
-export async function resolveChecked(target: URL, settings: OutboundSettings, until: Promise<never>, lookup: LookupHost = systemLookup): Promise<Resolved[]> {
-  const host = normalizeHostname(target.hostname);
-  const hostAllowed = settings.allowedHostnames.has(host);
-  const where = describeUrl(target);
-  if (isMetadataHostname(host) && !hostAllowed) {
-    throw new Failure('ssrf_blocked', `${where}: ${host} is a cloud metadata host and may not be called.`, false);
-  }
-  let addresses: Resolved[];
-  const literal = isIP(host);
-  if (literal) {
-    addresses = [{ address: host, family: literal as 4 | 6 }];
-  } else {
-    try {
-      addresses = await Promise.race([lookup(host), until]);
-    } catch (error) {
-      if (error instanceof Failure) throw error;
-      throw new Failure('network_error', `${where}: ${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'DNS error'}).`);
-    }
-    if (addresses.length === 0) throw new Failure('network_error', `${where}: ${host} has no address.`);
-  }
-  if (!hostAllowed) {
-    for (const { address } of addresses) {
-      const reason = blockedReason(address);
-      if (reason && !addressAllowed(address, settings.allowedCidrs)) {
-        throw new Failure('ssrf_blocked', `${where}: ${host} resolves to ${address}, a ${reason} address, which may not be called.`, false);
-      }
-    }
-  }
-  return addresses;
-}
+export { describeUrl } from './outbound-target.js';
 
 /** A `lookup` that answers with the addresses already checked, so the socket cannot go anywhere else. */
 function pinnedLookup(addresses: Resolved[]): LookupFunction {
@@ -155,26 +107,6 @@ function pinnedLookup(addresses: Resolved[]): LookupFunction {
 }
 
 // ---------------------------------------------------------------- the exchange
-
-/** The URL, if its scheme and form may be called (`invalid_url`, `insecure_url` otherwise); its addresses are resolveChecked's. */
-export function checkedUrl(text: string, settings: OutboundSettings): URL {
-  let target: URL;
-  try {
-    target = new URL(text);
-  } catch {
-    throw new Failure('invalid_url', 'The url is not a valid absolute URL.', false);
-  }
-  if (target.protocol !== 'https:' && target.protocol !== 'http:') {
-    throw new Failure('invalid_url', `The url's scheme ${target.protocol} is not allowed; use https:.`, false);
-  }
-  if (target.protocol === 'http:' && !settings.allowInsecure) {
-    throw new Failure('insecure_url', `${describeUrl(target)}: plain http: is not allowed; use https:.`, false);
-  }
-  if (target.username || target.password) {
-    throw new Failure('invalid_url', `${describeUrl(target)}: credentials in the URL are not supported; send an Authorization header.`, false);
-  }
-  return target;
-}
 
 interface Hop {
   method: string;

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { normalizeHostname } from '#net/address-guard.js';
-import { checkedUrl, type LookupHost, resolveChecked } from '#net/guarded-fetch.js';
 import { type OutboundSettings, outboundSettings } from '#net/outbound-settings.js';
+import { checkedUrl, type LookupHost, resolveChecked } from '#net/outbound-target.js';
 import { ValidationError } from '#platform/errors.js';
 import { Failure } from '#platform/failure.js';
 
