@@ -12,7 +12,7 @@ import { dispatchDeps } from '#webhooks/worker-deps.js';
 export const makeHandler = (deps: DispatchDeps = dispatchDeps()) => {
   const processor = new BatchProcessor(EventType.SQS);
   return async (event: SQSEvent, context: Context) => {
-    const record = async (r: SQSRecord) => dispatchEvent(deps, JSON.parse(r.body) as WebhookNotice);
+    const record = async (r: SQSRecord) => dispatchEvent(deps, JSON.parse(r.body) as WebhookNotice, r.messageId);
     return processPartialResponse(event, record, processor, { context, throwOnFullBatchFailure: false });
   };
 };

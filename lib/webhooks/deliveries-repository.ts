@@ -30,6 +30,7 @@ const toDelivery = (item: Record<string, unknown>): WebhookDelivery => ({
   next_attempt_at: (item.next_attempt_at as string | null | undefined) ?? null,
   created_at: item.created_at as string,
   delivered_at: (item.delivered_at as string | null | undefined) ?? null,
+  dispatched_by: (item.dispatched_by as string | null | undefined) ?? null,
 });
 
 /** What one attempt (or the end of a series without one) leaves on the delivery. */

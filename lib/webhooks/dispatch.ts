@@ -19,12 +19,18 @@ export interface DispatchDeps {
  * account's event record (what was committed, whatever the notice says),
  * then every enabled endpoint of that same account subscribed to its type
  * gets a delivery, created once (its key derives from the endpoint and the
- * event), and its first attempt's message. A notice handled again creates
- * nothing; a delivery it finds that has made no attempt yet gets its first
- * message again, since a dispatcher that died after creating it may not
- * have sent it. The number of deliveries whose first message was sent.
+ * event), and its first attempt's message. `messageId` is the notice's
+ * queue message, the same on every receive; the delivery keeps it.
+ *
+ * A notice handled again creates nothing. A delivery found with no attempt
+ * made gets its first message again only from the message that created it
+ * (or when the delivery does not say which did): that message is deleted
+ * only after its send, so a dispatcher that died in between is covered by
+ * its own message coming back. Another notice of the same event (the same
+ * end asked again) sends nothing, or a live dispatcher's delivery would be
+ * POSTed twice. The number of deliveries whose first message was sent.
  */
-export async function dispatchEvent(deps: DispatchDeps, notice: WebhookNotice): Promise<number> {
+export async function dispatchEvent(deps: DispatchDeps, notice: WebhookNotice, messageId: string): Promise<number> {
   if (!isWebhookEventType(notice.event_type)) return 0;
   const event = await deps.events.get(notice.account_id, notice.created_at, notice.event_id);
   if (!event) {
@@ -53,9 +59,11 @@ export async function dispatchEvent(deps: DispatchDeps, notice: WebhookNotice): 
         next_attempt_at: now.toISOString(),
         created_at: now.toISOString(),
         delivered_at: null,
+        dispatched_by: messageId,
       };
       const { created, delivery: stored } = await deps.deliveries.createOnce(delivery);
-      const unsent = created || (stored.status === 'pending' && stored.series === 1 && stored.attempts === 0);
+      const mine = stored.dispatched_by === null || stored.dispatched_by === messageId;
+      const unsent = created || (mine && stored.status === 'pending' && stored.series === 1 && stored.attempts === 0);
       if (!unsent) return 0;
       const due = Date.parse(stored.next_attempt_at ?? stored.created_at);
       await deps.send({ delivery_id: stored.id, endpoint_id: stored.endpoint_id, account_id: stored.account_id, series: 1, attempt: 1, due_at: due }, now);

@@ -82,6 +82,11 @@ export interface WebhookDelivery {
   next_attempt_at: string | null;
   created_at: string;
   delivered_at: string | null;
+  /**
+   * The queue message (its SQS id, the same on every receive) of the notice
+   * that created the delivery; null on deliveries written before it was kept.
+   */
+  dispatched_by: string | null;
 }
 
 export const endpointView = (endpoint: WebhookEndpoint) => ({

@@ -41,12 +41,12 @@ beforeEach(() => {
 describe('dispatchEvent', () => {
   test('reads the event under the notice’s account, one delivery per subscribed endpoint, each with its first message', async () => {
     mock.on(PutCommand).resolves({});
-    assert.equal(await dispatchEvent(deps, notice), 2);
+    assert.equal(await dispatchEvent(deps, notice, 'msg-1'), 2);
     assert.deepEqual(mock.commandCalls(GetCommand)[0]!.args[0].input.Key, keys.accountEvent('acc', EVENT.created_at, EVENT.id));
     const puts = mock.commandCalls(PutCommand).map((c) => c.args[0].input.Item!);
     assert.deepEqual(
-      puts.map((item) => [item.sk, item.status, item.attempts, item.event_id]),
-      [A, B].map((id) => [`DELIVERY#${deliveryIdOf(id, EVENT)}`, 'pending', 0, EVENT.id]),
+      puts.map((item) => [item.sk, item.status, item.attempts, item.event_id, item.dispatched_by]),
+      [A, B].map((id) => [`DELIVERY#${deliveryIdOf(id, EVENT)}`, 'pending', 0, EVENT.id, 'msg-1']),
     );
     assert.deepEqual(
       sent.map((m) => [m.endpoint_id, m.delivery_id, m.series, m.attempt, m.due_at]),
@@ -75,36 +75,53 @@ describe('dispatchEvent', () => {
       .on(PutCommand)
       .rejectsOnce(conditionFailed(stored(A, 1, 'delivered')))
       .rejectsOnce(conditionFailed(stored(B, 2, 'pending')));
-    assert.equal(await dispatchEvent(deps, notice), 0);
+    assert.equal(await dispatchEvent(deps, notice, 'msg-1'), 0);
     assert.deepEqual(sent, []);
   });
 
-  test('a delivery found with no attempt yet gets its first message again (its dispatcher may have died before sending it)', async () => {
-    const id = deliveryIdOf(A, EVENT);
-    const unsent = marshall({
-      id,
-      endpoint_id: A,
-      account_id: 'acc',
-      event_id: EVENT.id,
-      event_type: EVENT.type,
-      event_created_at: EVENT.created_at,
-      status: 'pending',
-      attempts: 0,
-      series: 1,
-      series_start: 0,
-      next_attempt_at: '2026-03-01T00:00:07.000Z',
-      created_at: '2026-03-01T00:00:07.000Z',
-    });
+  const unsentBy = (dispatchedBy: string | undefined) =>
+    marshall(
+      {
+        id: deliveryIdOf(A, EVENT),
+        endpoint_id: A,
+        account_id: 'acc',
+        event_id: EVENT.id,
+        event_type: EVENT.type,
+        event_created_at: EVENT.created_at,
+        status: 'pending',
+        attempts: 0,
+        series: 1,
+        series_start: 0,
+        next_attempt_at: '2026-03-01T00:00:07.000Z',
+        created_at: '2026-03-01T00:00:07.000Z',
+        dispatched_by: dispatchedBy,
+      },
+      { removeUndefinedValues: true },
+    );
+
+  test.each([
+    ['the same message, received again', 'msg-1'],
+    ['a delivery that does not say which message created it', undefined],
+  ])('a delivery found with no attempt yet gets its first message again from %s (its dispatcher may have died before sending it)', async (_, dispatchedBy) => {
     mock.on(QueryCommand).resolves({ Items: [endpointItem(A)] });
-    mock.on(PutCommand).rejects(conditionFailed(unsent));
-    assert.equal(await dispatchEvent(deps, notice), 1);
-    assert.deepEqual(sent, [{ delivery_id: id, endpoint_id: A, account_id: 'acc', series: 1, attempt: 1, due_at: Date.parse('2026-03-01T00:00:07.000Z') }]);
+    mock.on(PutCommand).rejects(conditionFailed(unsentBy(dispatchedBy)));
+    assert.equal(await dispatchEvent(deps, notice, 'msg-1'), 1);
+    assert.deepEqual(sent, [
+      { delivery_id: deliveryIdOf(A, EVENT), endpoint_id: A, account_id: 'acc', series: 1, attempt: 1, due_at: Date.parse('2026-03-01T00:00:07.000Z') },
+    ]);
+  });
+
+  test('another notice of the same event finding it with no attempt yet sends nothing: the message that created it sends it, or comes back', async () => {
+    mock.on(QueryCommand).resolves({ Items: [endpointItem(A)] });
+    mock.on(PutCommand).rejects(conditionFailed(unsentBy('msg-1')));
+    assert.equal(await dispatchEvent(deps, notice, 'msg-2'), 0);
+    assert.deepEqual(sent, []);
   });
 
   test('an event not in the record (another account’s id, past retention) or of an unknown type dispatches nothing', async () => {
     mock.on(GetCommand).resolves({});
-    assert.equal(await dispatchEvent(deps, { ...notice, account_id: 'intruder' }), 0);
-    assert.equal(await dispatchEvent(deps, { ...notice, event_type: 'run.exploded' }), 0);
+    assert.equal(await dispatchEvent(deps, { ...notice, account_id: 'intruder' }, 'msg-1'), 0);
+    assert.equal(await dispatchEvent(deps, { ...notice, event_type: 'run.exploded' }, 'msg-1'), 0);
     assert.equal(mock.commandCalls(QueryCommand).length, 0);
     assert.equal(mock.commandCalls(PutCommand).length, 0);
   });

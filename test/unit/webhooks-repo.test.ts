@@ -27,6 +27,7 @@ const delivery = (overrides: Partial<WebhookDelivery> = {}): WebhookDelivery => 
   attempts: 0,
   series: 1,
   series_start: 0,
+  dispatched_by: 'msg-1',
   last_status_code: null,
   last_error: null,
   next_attempt_at: '2026-03-01T00:00:06.000Z',
