@@ -311,9 +311,12 @@ export function ledgerRepo(table: TableRef = defaultTable()) {
         await send(built.items);
         return built.result;
       } catch (error) {
-        const reasons = cancellationReasons(error)?.slice(0, built.items.length);
-        if (!reasons) throw error;
+        const all = cancellationReasons(error);
+        if (!all) throw error;
+        const reasons = all.slice(0, built.items.length);
         const failed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
+        // The caller's own items refused it (debitWith): the caller decides, even when the id is taken (by a write that was not this one).
+        if (all.slice(built.items.length).some((r) => r.Code === 'ConditionalCheckFailed')) throw error;
         if (failed.includes(ITEM.id)) {
           const existing = await byId(id);
           if (existing) return options.replay(existing);
@@ -323,7 +326,7 @@ export function ledgerRepo(table: TableRef = defaultTable()) {
           const answer = options.refused(failed[0]!);
           if (answer !== 'retry') throw answer;
         } else if (failed.length === 0 && !reasons.some((r) => r.Code === 'TransactionConflict')) {
-          throw error; // The caller's own items (debitWith) refused it, or something else went wrong.
+          throw error; // Something else went wrong.
         }
         await pause(attempt);
       }

@@ -6,6 +6,7 @@ import { type EndDeps, endRun } from './cancel-run.js';
 import type { RunEventData } from './events.js';
 import { keepLease, type Lease, RunStopped, takeLease, watched } from './lease.js';
 import type { Run, RunFailure } from './model.js';
+import type { RunMoney } from './run-money.js';
 import { askFor, type OfferedTools, offeredTools, type RunMcp, runTool } from './run-tools.js';
 import type { RunChange, RunsRepo } from './runs-repository.js';
 import { type Recorded, type ResultStep, recordedOf, resultKey, type TurnStep, textOf, transcript } from './steps.js';
@@ -30,6 +31,8 @@ export interface LoopDeps extends EndDeps {
   mcp: RunMcp;
   /** How long a run's interaction can be answered. */
   interactionTimeoutSeconds: number;
+  /** The money of a run (lib/runs/run-money.ts): may it take another model turn. */
+  money: RunMoney;
   now(): Date;
 }
 

@@ -9,7 +9,6 @@ import type { RunEventData } from './events.js';
 import { type AdvanceDeps, advanceMachine } from './machine-queue.js';
 import { isTerminal, type Run, type RunFailure, type RunStatus } from './model.js';
 import { type NotifyRunEnded, runEndedEvent } from './run-ended.js';
-import type { RunMoney } from './run-money.js';
 import type { RunChange } from './runs-repository.js';
 import { leaveRunning } from './usage.js';
 
@@ -20,8 +19,6 @@ export interface EndDeps extends AdvanceDeps {
   runEnded: NotifyRunEnded;
   /** Tells the outbound webhooks of the `run.<status>` event its end recorded (lib/webhooks/index.ts). */
   announce: AnnounceEvent;
-  /** The money of a run (lib/runs/run-money.ts): its checks, and the debit of its extra-funded usage when it ends. */
-  money: RunMoney;
 }
 
 /** Changes in a row that lose a race before the caller is told to retry (each loser read a newer run). */
@@ -93,17 +90,15 @@ export async function endRun(
 }
 
 /**
- * What follows an end outside its transaction; safe to repeat. The machine
- * moves on first (the next run waits for it), then the wallet pays the run's
- * extra-funded usage (one debit whose id comes from the run's, so a repeat
- * finds it recorded); the notice of the end is last,
- * so a failure before it repeats all of this (a run task's redelivery) and
- * the notice is still sent.
+ * What follows an end outside its transaction (which paid the run's debit,
+ * runs-repository.ts); safe to repeat. The machine moves on first (the next
+ * run waits for it); the notice of the end is last, so a failure before it
+ * repeats all of this (a run task's redelivery) and the notice is still
+ * sent.
  */
 export async function afterEnd(deps: EndDeps, run: Run, waitedFor: string | undefined): Promise<void> {
   if (waitedFor) await deps.interactions.resolve(waitedFor, 'cancelled', null);
   await advanceMachine(deps, run.account_id, run.machine_id);
-  await deps.money.settle(run);
   await deps.runEnded(run);
   const event = runEndedEvent(run);
   if (run.completed_at) await deps.announce(run.account_id, { id: event.id, type: event.type, created_at: run.completed_at });

@@ -3,6 +3,7 @@ import { interactionsService } from '#interactions/index.js';
 import { callTool, listTools } from '#mcp/client.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
 import type { LoopDeps } from './agent-loop.js';
+import { runMoney } from './run-money.js';
 import { endRunDeps } from './runs-deps.js';
 
 /** How long a run's interaction can be answered (24 h; RUN_INTERACTION_TIMEOUT_SECONDS overrides it). */
@@ -22,6 +23,7 @@ export function loopDeps(table: TableRef = defaultTable()): LoopDeps {
     harnessFile: (harnessId, path) => harnesses.file(harnessId, path),
     mcp: { listTools, callTool },
     interactionTimeoutSeconds: interactionTimeoutSeconds(),
+    money: runMoney(table),
     now: () => new Date(),
   };
 }

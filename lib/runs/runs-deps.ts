@@ -7,7 +7,6 @@ import { chatLookup } from '#workflows/index.js';
 import type { EndDeps } from './cancel-run.js';
 import type { CreateRunDeps } from './create-run.js';
 import { notifyRunEnded } from './run-ended.js';
-import { runMoney } from './run-money.js';
 import { type RunsRepo, runsRepo } from './runs-repository.js';
 import { wakeRun } from './wake.js';
 
@@ -28,7 +27,6 @@ export function endRunDeps(table: TableRef = defaultTable()): EndDeps & { runs: 
     wake: wakeRun,
     runEnded: notifyRunEnded,
     announce: webhookNotices().announce,
-    money: runMoney(table),
   };
 }
 

@@ -1,4 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { billing, type DebitInput } from '#billing/index.js';
 import { eventPageItem } from '#events/pages.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
 import { keys } from '#platform/table/keys.js';
@@ -8,7 +9,8 @@ import type { TransactItem } from '#platform/table/transactions.js';
 import { equalityFilter, guardedSet } from '#platform/table/update-expressions.js';
 import { type UsageMeter, usageMeter } from '#usage/index.js';
 import { type RunEventData, runEventLog } from './events.js';
-import { RUN_ID, type Run, type RunStatus } from './model.js';
+import { isTerminal, RUN_ID, type Run, type RunStatus } from './model.js';
+import { runDebitId } from './run-money.js';
 
 /**
  * Runs in the table (docs/data-model.md): the run item `RUN#<id>`/`RUN`
@@ -20,7 +22,9 @@ import { RUN_ID, type Run, type RunStatus } from './model.js';
  * read (and the lease, for the worker's changes), the page of the events
  * that record the change, and the other items the change moves (a machine,
  * a queue entry, a step). A refused condition anywhere means something
- * changed first: the caller reads again and decides.
+ * changed first: the caller reads again and decides. The change that ends
+ * a run with extra-funded usage also writes its one debit (lib/billing):
+ * the end and its payment together or neither.
  */
 
 export type { TransactItem } from '#platform/table/transactions.js';
@@ -55,6 +59,7 @@ export type StepItem = Record<string, unknown> & { turn: number; call?: number }
 
 export function runsRepo(table: TableRef = defaultTable(), meter: Pick<UsageMeter, 'record'> = usageMeter(table)) {
   const { db, tableName } = table;
+  const wallet = billing(table);
 
   async function get(runId: string): Promise<Run | undefined> {
     if (!RUN_ID.test(runId)) return undefined;
@@ -98,6 +103,33 @@ export function runsRepo(table: TableRef = defaultTable(), meter: Pick<UsageMete
       set: extraMicroUsd > 0 ? { ...change.set, extra_micro_usd: (run.extra_micro_usd ?? 0) + extraMicroUsd } : change.set,
       items: [...(change.items ?? []), item],
     };
+  }
+
+  /** The debit of an ending change: the run's extra-funded usage, all of it (nothing of it was debited before its end). */
+  function endingDebit(run: Run, change: RunChange): DebitInput | undefined {
+    if (change.set.status === undefined || !isTerminal(change.set.status)) return undefined;
+    const amount = change.set.extra_micro_usd ?? run.extra_micro_usd ?? 0;
+    if (amount <= 0) return undefined;
+    return {
+      id: runDebitId(run.id),
+      accountId: run.account_id,
+      amountMicroUsd: amount,
+      description: `Extra usage of run ${run.id}`,
+      metadata: { run_id: run.id },
+    };
+  }
+
+  /** `transact` with the debit's items first in the same transaction (billing retries its own refusals). */
+  async function transactPaid(debit: DebitInput, items: TransactItem[]): Promise<boolean> {
+    try {
+      await wallet.debitWith(debit, async (ledger) => {
+        await db.send(new TransactWriteCommand({ TransactItems: [...ledger, ...items] }));
+      });
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error)?.some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict')) return false;
+      throw error;
+    }
   }
 
   return {
@@ -174,7 +206,8 @@ export function runsRepo(table: TableRef = defaultTable(), meter: Pick<UsageMete
           : []),
         ...(change.items ?? []),
       ];
-      if (!(await transact(items))) return undefined;
+      const debit = endingDebit(run, change);
+      if (!(await (debit ? transactPaid(debit, items) : transact(items)))) return undefined;
       return { ...run, ...change.set, event_seq: nextSeq } as Run;
     },
 

@@ -211,6 +211,20 @@ describe('debit', () => {
       (e) => e === theirs,
     );
   });
+
+  test('debitWith: an id already taken while its own items are refused is the caller’s refusal, not a replay of a debit someone else wrote', async () => {
+    reads({ seq: 0 }, 10);
+    const reasons = Array.from({ length: ENTRY_ITEM_COUNT }, () => 'None');
+    reasons[1] = 'ConditionalCheckFailed';
+    const both = cancelled(...reasons, 'ConditionalCheckFailed');
+    await assert.rejects(
+      debit(4, async () => {
+        throw both;
+      }),
+      (e) => e === both,
+    );
+    assert.equal(mock.commandCalls(GetCommand, { Key: keys.transactionId(transactionIdFor('debit:run:r1')) }).length, 0, 'the stored debit is not read');
+  });
 });
 
 describe('refund', () => {

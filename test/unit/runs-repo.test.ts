@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
+import { ENTRY_ITEM_COUNT } from '#billing/index.js';
 import { pageEvents } from '#events/pages.js';
 import { keys } from '#platform/table/keys.js';
 import { RUN_EVENT_RETENTION_SECONDS, type RunEventData } from '#runs/events.js';
 import type { Run } from '#runs/model.js';
+import { runDebitId } from '#runs/run-money.js';
 import { runsRepo } from '#runs/runs-repository.js';
 import { cancelled, conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 import { runFixture } from '../helpers/run-fixture.js';
@@ -143,6 +145,33 @@ describe('change', () => {
       mock.on(TransactWriteCommand).rejects(cancelled(...reasons));
       assert.equal(await repo.change(runOf(), { set: { status: 'cancelled' }, from: ['running'], events }), undefined, reasons.join());
     }
+  });
+
+  test('the change that ends a run with extra-funded usage writes its one debit first in the same transaction; other changes write none', async () => {
+    mock.on(GetCommand, { Key: keys.transactionTotals(ACCOUNT) }).resolves({ Item: { seq: 3 } });
+    mock.on(GetCommand, { Key: keys.account(ACCOUNT) }).resolves({ Item: { balance_micro_usd: 1_000 } });
+    mock.on(TransactWriteCommand).resolves({});
+    const run = runOf({ extra_micro_usd: 250 });
+    await repo.change(run, { set: { wait: null }, from: ['running'], events: [] });
+    await repo.change(run, { set: { status: 'completed' }, from: ['running'], events: [status('completed')] });
+    const [unpaid, ending] = transactions();
+    assert.equal(unpaid!.length, 1);
+    assert.equal(ending!.length, ENTRY_ITEM_COUNT + 2);
+    const debit = ending!.map((item) => item.Put?.Item).find((item) => item?.entity === 'transaction')!;
+    assert.deepEqual([debit.id, debit.amount, debit.status, debit.metadata], [runDebitId(run.id), 250, 'completed', { run_id: run.id }]);
+    assert.deepEqual(ending![ENTRY_ITEM_COUNT]!.Update?.Key, keys.run(run.id));
+  });
+
+  test('an ending change refused by the run’s own condition is undefined even though its debit’s id is taken (the end that won wrote it)', async () => {
+    mock.on(GetCommand, { Key: keys.transactionTotals(ACCOUNT) }).resolves({ Item: { seq: 3 } });
+    mock.on(GetCommand, { Key: keys.account(ACCOUNT) }).resolves({ Item: { balance_micro_usd: 1_000 } });
+    const reasons = Array.from({ length: ENTRY_ITEM_COUNT + 2 }, () => 'None');
+    reasons[1] = 'ConditionalCheckFailed';
+    reasons[ENTRY_ITEM_COUNT] = 'ConditionalCheckFailed';
+    mock.on(TransactWriteCommand).rejects(cancelled(...reasons));
+    const ended = await repo.change(runOf({ extra_micro_usd: 250 }), { set: { status: 'cancelled' }, from: ['running'], events });
+    assert.equal(ended, undefined);
+    assert.equal(transactions().length, 1);
   });
 
   test('any other failure propagates unchanged', async () => {
