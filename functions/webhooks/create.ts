@@ -5,8 +5,8 @@ import { runIdempotent } from '#platform/http/idempotency.js';
 import { json } from '#platform/http/responses.js';
 import { type ServiceKeySource, serviceKey } from '#platform/secrets/service-key.js';
 import { WebhookEndpointsCreate } from '#webhooks/contracts/webhook-endpoints-create.js';
+import { endpointSecretKeptOut } from '#webhooks/endpoint-secrets.js';
 import { endpointView } from '#webhooks/model.js';
-import { endpointSecretKeptOut } from '#webhooks/signing.js';
 import { createEndpoint, type EndpointsDeps } from '#webhooks/webhook-endpoints.js';
 import { endpointsDeps } from '#webhooks/webhooks-deps.js';
 

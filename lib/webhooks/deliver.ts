@@ -4,10 +4,11 @@ import type { ServiceKeySource } from '#platform/secrets/service-key.js';
 import type { AccountEventReader } from './account-event-reader.js';
 import type { AttemptRecord, DeliveriesRepo } from './deliveries-repository.js';
 import type { DeliveryMessage, SendDelivery } from './delivery-messages.js';
+import { endpointSecret } from './endpoint-secrets.js';
 import type { EndpointsRepo } from './endpoints-repository.js';
 import type { WebhookDelivery } from './model.js';
 import { nextAttemptAt } from './schedule.js';
-import { endpointSecret, signedDelivery } from './signing.js';
+import { signedDelivery } from './signing.js';
 
 /** A delivery's POST ends within this. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
