@@ -1,4 +1,4 @@
-import { accountLookup } from '#accounts/index.js';
+import { accountLookup, requestRateLimiter } from '#accounts/index.js';
 import { requestStarter } from '#execution/index.js';
 import { HooksEvents } from '#hooks/contracts/hooks-events.js';
 import { hookEventsRepo } from '#hooks/hook-events-repository.js';
@@ -12,8 +12,9 @@ import { usageMeter } from '#usage/index.js';
 
 /**
  * POST /v1/hooks/{id}/events: no bearer token; the Standard Webhooks
- * signature authenticates the event, which starts a workflow request as any
- * creation does (usage, the ceiling on work in progress). A replayed
+ * signature authenticates the event, which counts against the account's
+ * request rate and starts a workflow request as any creation does (usage,
+ * the ceiling on work in progress). A replayed
  * webhook-id answers the first answer.
  */
 export const makeHandler = (
@@ -23,6 +24,7 @@ export const makeHandler = (
     secrets: hookSecrets(),
     starter: requestStarter(),
     usage: usageMeter(),
+    rates: requestRateLimiter(),
     accounts: accountLookup(),
   },
 ) =>

@@ -2,8 +2,9 @@
  * What other features use of accounts: the ceiling on work in progress
  * (decisions.md, Rate limits), as TransactWriteItems entries that ride on
  * the transactions creating and ending a workflow request or a run, and the
- * limits in force for an account (plan and operator overrides). The request
- * rate needs nothing from them: bearer authentication enforces it.
+ * limits in force for an account (plan and operator overrides), and the
+ * request rate, which bearer authentication enforces and a hook's signed
+ * events count against too.
  */
 
 import type { TableRef } from '#platform/table/table.js';
@@ -19,6 +20,7 @@ export {
   releaseSlot,
   type TransactItem,
 } from './concurrency.js';
+export { type RateLimiter, requestRateLimiter } from './rate-limiter.js';
 
 /**
  * An account as metering reads it (lib/usage): its plan and overrides (the

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Account } from '#accounts/index.js';
+import type { Account, RateLimiter } from '#accounts/index.js';
 import { limitsInForce } from '#accounts/index.js';
 import type { RequestStarter } from '#execution/index.js';
 import { AccountSuspendedError, InvalidBodyError, InvalidJsonError, NotFoundError } from '#platform/errors.js';
@@ -18,6 +18,8 @@ export interface ReceiveDeps {
   secrets: Pick<HookSecrets, 'verifying'>;
   starter: Pick<RequestStarter, 'start'>;
   usage: Pick<UsageMeter, 'admit'>;
+  /** The account's request rate (decisions.md, Rate limits): an event counts as one request of the hook's account. */
+  rates: RateLimiter;
   accounts: { get(accountId: string): Promise<Account | undefined> };
   clock?: () => Date;
   sleep?: (ms: number) => Promise<void>;
@@ -58,7 +60,8 @@ export const webhookIdHash = (webhookId: string): string => createHash('sha256')
  * delivery (./hook-events-repository.ts): an event already started answers
  * its request again, starting nothing; one claimed by a concurrent delivery
  * is waited for. The claiming delivery starts the request as any creation
- * does: the usage check (429 `usage_window_exceeded`, 403
+ * does: the account's request rate (429 `rate_limited`, as for a bearer
+ * call), the usage check (429 `usage_window_exceeded`, 403
  * `insufficient_balance`), the account's ceiling on work in progress (429
  * `rate_limited`), with the deterministic id `eventRequestId`, so even a
  * delivery taking over a dead claim cannot start a second request. A refused
@@ -95,6 +98,8 @@ export async function receiveEvent(deps: ReceiveDeps, event: IncomingEvent): Pro
       const account = await deps.accounts.get(hook.account_id);
       if (!account) throw new NotFoundError('No such hook.');
       if (account.suspended) throw new AccountSuspendedError();
+      const limits = limitsInForce(account);
+      await deps.rates.admit(hook.account_id, limits);
       await deps.usage.admit(hook.account_id, account);
       const request = await deps.starter.start(
         hook.account_id,
@@ -104,7 +109,7 @@ export async function receiveEvent(deps: ReceiveDeps, event: IncomingEvent): Pro
           payload,
           metadata: { hook_id: hook.id, webhook_id: webhookId },
         },
-        { id: requestId, limits: limitsInForce(account) },
+        { id: requestId, limits },
       );
       await deps.events.markStarted(hook.id, guardKey, token);
       return { workflow_request_id: request.id, replayed: false };

@@ -323,6 +323,21 @@ describe('hooks: events', () => {
     assert.equal((await post(hook.url, sign(second.secret, { n: 5 }))).status, 202);
   });
 
+  test('events count against the account’s request rate: past its burst, 429 rate_limited with Retry-After, nothing started for them', async () => {
+    const owner = await signedUpUser(stack, { plan: 'pro', rps: 'plan' });
+    const hook = await newHook(owner.token);
+    await adminCommands(stack.table)['account:set-limits']({ 'account-id': owner.accountId, rps: '1' });
+    // The bearer calls above leave the 2-second window first, so the burst (2) is the events' alone.
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const answers = await Promise.all([1, 2, 3, 4].map((n) => post(hook.url, sign(hook.secret, { n }))));
+    const refused = answers.filter((a) => a.status === 429);
+    assert.deepEqual(answers.map((a) => a.status).sort(), [202, 202, 429, 429], JSON.stringify(answers.map((a) => a.body)));
+    for (const answer of refused) {
+      isProblem(answer, 429, 'rate_limited');
+      assert.ok(Number(answer.headers.get('retry-after')) >= 1);
+    }
+  });
+
   test('an account with a full usage window gets the 429 quota document at event time; a replay still answers the first answer', async () => {
     const owner = await signedUpUser(stack);
     const hook = await newHook(owner.token);

@@ -83,7 +83,11 @@ function memoryGuards() {
   };
 }
 
-function fixture(hook: Hook, options: { now?: () => Date; account?: Partial<Account>; admit?: () => Promise<void>; start?: () => Promise<void> } = {}) {
+function fixture(
+  hook: Hook,
+  options: { now?: () => Date; account?: Partial<Account>; admit?: () => Promise<void>; start?: () => Promise<void>; rate?: () => Promise<void> } = {},
+) {
+  const rated: Array<{ accountId: string; burst: number }> = [];
   const started: Array<{ accountId: string; input: Record<string, unknown>; options: { id?: string; limits: { concurrency: number } } }> = [];
   const guards = memoryGuards();
   const deps: ReceiveDeps = {
@@ -98,6 +102,12 @@ function fixture(hook: Hook, options: { now?: () => Date; account?: Partial<Acco
       },
     },
     usage: { admit: options.admit ?? (async () => undefined) },
+    rates: {
+      async admit(accountId, limits) {
+        rated.push({ accountId, burst: limits.burst });
+        await options.rate?.();
+      },
+    },
     accounts: {
       get: async (id) => (id === hook.account_id ? ({ account_id: id, plan: 'pro', suspended: false, ...options.account } as unknown as Account) : undefined),
     },
@@ -106,7 +116,7 @@ function fixture(hook: Hook, options: { now?: () => Date; account?: Partial<Acco
   };
   const post = (body: string, headers: Record<string, string>, hookId = hook.id) =>
     receiveEvent(deps, { hookId, rawBody: body, bytes: Buffer.byteLength(body), headers });
-  return { deps, started, guards, post };
+  return { deps, started, guards, post, rated };
 }
 
 describe('verifying an event', () => {
@@ -256,6 +266,31 @@ describe('receiving an event', () => {
     assert.equal(admitted, true);
     assert.equal(blocked.started.length, 0);
     assert.equal(blocked.guards.items.size, 0);
+  });
+
+  test('an event counts as one request against its account’s rate: past it, 429 rate_limited before the usage check, the claim released; a replay is not counted', async () => {
+    const hook = baseHook();
+    const secret = await secrets.of(hook.id, 1);
+    let limited = true;
+    let admitted = 0;
+    const { post, started, guards, rated } = fixture(hook, {
+      rate: async () => {
+        if (limited) throw new RateLimitedError('The account made more requests than its limit.', 2);
+      },
+      admit: async () => {
+        admitted++;
+      },
+    });
+    const body = '{}';
+    await assert.rejects(post(body, sign(secret, body, 'evt-20')), refusedWith(429, 'rate_limited'));
+    assert.deepEqual([admitted, started.length, guards.items.size], [0, 0, 0]);
+    limited = false;
+    assert.equal((await post(body, sign(secret, body, 'evt-20'))).replayed, false);
+    assert.equal((await post(body, sign(secret, body, 'evt-20'))).replayed, true);
+    assert.deepEqual(rated, [
+      { accountId: hook.account_id, burst: 40 },
+      { accountId: hook.account_id, burst: 40 },
+    ]);
   });
 
   test('concurrent deliveries of one webhook-id: one starts, the others wait for its answer; a claim never resolved is 409 after the wait', async () => {

@@ -32,7 +32,7 @@ export const HooksEvents = defineEndpoint({
   description: [
     'No bearer token: the event is authenticated by its Standard Webhooks signature with the hook’s secret (during the 24 hours after a rotation, the previous secret is accepted too). A verified event starts a workflow request of the hook’s version at its entry nodes, with the body as its `payload` and `metadata` `{hook_id, webhook_id}`; follow it with `GET /v1/workflow-requests/{id}`.',
     'A replayed `webhook-id` within 24 hours answers the first answer (202, the same `workflow_request_id`) and starts nothing, also when deliveries arrive at once.',
-    'The account pays for the request as for any other: past a full usage window, below the minimum balance, or at its ceiling of workflow requests and runs in progress, the event is refused (429, 403) and nothing is remembered, so a retry of the same `webhook-id` is tried afresh. The per-token request rate does not apply (there is no token).',
+    'The account pays for the request as for any other: past a full usage window, below the minimum balance, or at its ceiling of workflow requests and runs in progress, the event is refused (429, 403) and nothing is remembered, so a retry of the same `webhook-id` is tried afresh. Each event (not a replay) counts as one request against the account’s request rate, as a bearer call does.',
   ].join('\n\n'),
   tags: [HOOKS_TAG],
   responses: () =>
@@ -48,7 +48,7 @@ export const HooksEvents = defineEndpoint({
       429: {
         ...USAGE_REFUSALS[429],
         description:
-          'A plan usage window (5 hours or a week) is full and extra usage is off: `usage_window_exceeded`, the body the usage-window quota document (`error`, `retry_after_seconds`) as members of the problem document, `Retry-After` equal to `retry_after_seconds`. Or the account’s workflow requests and runs in progress are at its limit (`rate_limited`, `Retry-After`). Nothing started, nothing remembered.',
+          'A plan usage window (5 hours or a week) is full and extra usage is off: `usage_window_exceeded`, the body the usage-window quota document (`error`, `retry_after_seconds`) as members of the problem document, `Retry-After` equal to `retry_after_seconds`. Or the account made more requests than its rate allows, events and bearer calls together, or its workflow requests and runs in progress are at its limit (`rate_limited`, `Retry-After`). Nothing started, nothing remembered.',
       },
     })),
 });
