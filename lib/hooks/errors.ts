@@ -1,5 +1,5 @@
 import { DomainError } from '#platform/errors.js';
-import { MAX_EVENT_BYTES } from './model.js';
+import { MAX_EVENT_BYTES, MAX_HOOKS_PER_ACCOUNT } from './model.js';
 
 /** An event whose signature, or whose headers, do not verify with the hook's secret (401). */
 export class InvalidSignatureError extends DomainError {
@@ -23,5 +23,14 @@ export class EventTooLargeError extends DomainError {
 export class EventInFlightError extends DomainError {
   constructor() {
     super('conflict', 'webhook_in_flight', 'An event with this webhook-id is being started by another delivery; retry shortly.', { retryAfterSeconds: 1 });
+  }
+}
+
+/** The account has MAX_HOOKS_PER_ACCOUNT hooks already (409); the problem document carries the `limit`. */
+export class HookLimitReachedError extends DomainError {
+  constructor() {
+    super('conflict', 'hook_limit_reached', `An account has at most ${MAX_HOOKS_PER_ACCOUNT} hooks and this one has that many; delete one first.`, {
+      extensions: { limit: MAX_HOOKS_PER_ACCOUNT },
+    });
   }
 }

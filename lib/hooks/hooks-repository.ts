@@ -1,9 +1,13 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
+import { deleteCounted, putCounted } from '#platform/table/counted-items.js';
 import { keys } from '#platform/table/keys.js';
 import { queryPage } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
-import { HOOK_ID, type Hook } from './model.js';
+import { HookLimitReachedError } from './errors.js';
+import { HOOK_ID, type Hook, MAX_HOOKS_PER_ACCOUNT } from './model.js';
+
+const counterOf = (accountId: string) => ({ key: keys.hookCount(accountId), accountId, entity: 'hook_count' });
 
 /** A list position: the gsi1 sort key of the last hook of a page, `<created_at>#<id>`. */
 export const HOOK_POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#(hook_[0-9a-z]{9}[A-Za-z0-9_-]{16})$/;
@@ -34,20 +38,15 @@ export function hooksRepo(table: TableRef = defaultTable()) {
   }
 
   return {
-    /** Puts a new hook (its key must be free): one item, listed through gsi1. */
+    /** Puts a new hook (its key free, the account's count of them below MAX_HOOKS_PER_ACCOUNT): one item, listed through gsi1. */
     async create(hook: Hook): Promise<Hook> {
-      try {
-        await db.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...keys.hook(hook.id), ...keys.hooksIndex(hook.account_id, hook.created_at, hook.id), entity: 'hook', ...hook },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
-      } catch (error) {
-        if (isConditionFailure(error)) throw new ConflictError('hook_exists', `A hook with id ${hook.id} already exists.`);
-        throw error;
-      }
+      const outcome = await putCounted(table, counterOf(hook.account_id), MAX_HOOKS_PER_ACCOUNT, {
+        TableName: tableName,
+        Item: { ...keys.hook(hook.id), ...keys.hooksIndex(hook.account_id, hook.created_at, hook.id), entity: 'hook', ...hook },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
+      if (outcome === 'limit') throw new HookLimitReachedError();
+      if (outcome === 'exists') throw new ConflictError('hook_exists', `A hook with id ${hook.id} already exists.`);
       return hook;
     },
 
@@ -83,22 +82,16 @@ export function hooksRepo(table: TableRef = defaultTable()) {
       return { hooks, nextAfter: page.more && last ? keys.hooksIndex(accountId, last.created_at, last.id).gsi1sk : undefined };
     },
 
-    /** Deletes the account's hook; 404 when it is not there (so of concurrent deletes exactly one succeeds). */
+    /** Deletes the account's hook and lowers its count; 404 when it is not there (so of concurrent deletes exactly one succeeds). */
     async delete(accountId: string, hookId: string): Promise<void> {
       if (!HOOK_ID.test(hookId)) throw new NotFoundError(NO_SUCH_HOOK);
-      try {
-        await db.send(
-          new DeleteCommand({
-            TableName: tableName,
-            Key: keys.hook(hookId),
-            ConditionExpression: 'account_id = :account',
-            ExpressionAttributeValues: { ':account': accountId },
-          }),
-        );
-      } catch (error) {
-        if (isConditionFailure(error)) throw new NotFoundError(NO_SUCH_HOOK);
-        throw error;
-      }
+      const deleted = await deleteCounted(table, counterOf(accountId), {
+        TableName: tableName,
+        Key: keys.hook(hookId),
+        ConditionExpression: 'account_id = :account',
+        ExpressionAttributeValues: { ':account': accountId },
+      });
+      if (!deleted) throw new NotFoundError(NO_SUCH_HOOK);
     },
 
     /**

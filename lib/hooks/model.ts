@@ -35,6 +35,8 @@ export const REPLAY_WINDOW_SECONDS = 24 * 3600;
 
 /** The largest event body, in bytes (decisions.md, Webhooks). */
 export const MAX_EVENT_BYTES = 256 * 1024;
+/** Hooks an account may have at once. */
+export const MAX_HOOKS_PER_ACCOUNT = 100;
 
 /** The path of a hook's events, under the service's public root. */
 export const hookEventsPath = (hookId: string): string => `/v1/hooks/${hookId}/events`;

@@ -1,9 +1,13 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
+import { deleteCounted, putCounted } from '#platform/table/counted-items.js';
 import { keys } from '#platform/table/keys.js';
 import { newestUnderPrefix, queryAll } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
-import { ENDPOINT_ID, type WebhookEndpoint, type WebhookEventType } from './model.js';
+import { EndpointLimitReachedError } from './errors.js';
+import { ENDPOINT_ID, MAX_ENDPOINTS_PER_ACCOUNT, type WebhookEndpoint, type WebhookEventType } from './model.js';
+
+const counterOf = (accountId: string) => ({ key: keys.webhookEndpointCount(accountId), accountId, entity: 'webhook_endpoint_count' });
 
 /**
  * Webhook endpoints in the table (docs/data-model.md): one item each under
@@ -41,20 +45,15 @@ export function endpointsRepo(table: TableRef = defaultTable()) {
   }
 
   return {
-    /** Puts a new endpoint; its key must be free. */
+    /** Puts a new endpoint, its key free, with the account's count of them below MAX_ENDPOINTS_PER_ACCOUNT. */
     async create(endpoint: WebhookEndpoint): Promise<WebhookEndpoint> {
-      try {
-        await db.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...keys.webhookEndpoint(endpoint.account_id, endpoint.id), entity: 'webhook_endpoint', ...endpoint },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
-      } catch (error) {
-        if (isConditionFailure(error)) throw new ConflictError('webhook_endpoint_exists', `A webhook endpoint with id ${endpoint.id} already exists.`);
-        throw error;
-      }
+      const outcome = await putCounted(table, counterOf(endpoint.account_id), MAX_ENDPOINTS_PER_ACCOUNT, {
+        TableName: tableName,
+        Item: { ...keys.webhookEndpoint(endpoint.account_id, endpoint.id), entity: 'webhook_endpoint', ...endpoint },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
+      if (outcome === 'limit') throw new EndpointLimitReachedError();
+      if (outcome === 'exists') throw new ConflictError('webhook_endpoint_exists', `A webhook endpoint with id ${endpoint.id} already exists.`);
       return endpoint;
     },
 
@@ -138,17 +137,15 @@ export function endpointsRepo(table: TableRef = defaultTable()) {
       }
     },
 
-    /** Deletes the endpoint; NotFoundError when it was not there (so of concurrent deletes one answers 204). */
+    /** Deletes the endpoint and lowers the account's count; NotFoundError when it was not there (so of concurrent deletes one answers 204). */
     async delete(accountId: string, endpointId: string): Promise<void> {
       if (!ENDPOINT_ID.test(endpointId)) throw new NotFoundError('No such webhook endpoint.');
-      try {
-        await db.send(
-          new DeleteCommand({ TableName: tableName, Key: keys.webhookEndpoint(accountId, endpointId), ConditionExpression: 'attribute_exists(pk)' }),
-        );
-      } catch (error) {
-        if (isConditionFailure(error)) throw new NotFoundError('No such webhook endpoint.');
-        throw error;
-      }
+      const deleted = await deleteCounted(table, counterOf(accountId), {
+        TableName: tableName,
+        Key: keys.webhookEndpoint(accountId, endpointId),
+        ConditionExpression: 'attribute_exists(pk)',
+      });
+      if (!deleted) throw new NotFoundError('No such webhook endpoint.');
     },
   };
 }

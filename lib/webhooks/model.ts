@@ -30,6 +30,8 @@ export const ENDPOINT_SECRET_PURPOSE = 'webhook-endpoint';
 export const DELIVERY_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 
 export const MAX_URL_LENGTH = 2048;
+/** Endpoints an account may have at once: every event is delivered to each subscribed one, so their number is bounded. */
+export const MAX_ENDPOINTS_PER_ACCOUNT = 20;
 export const MAX_DESCRIPTION_LENGTH = 500;
 
 /** `whe_`, 9 base-36 digits of creation time, 16 base64url characters (as lib/platform/ids.ts makes ids). */

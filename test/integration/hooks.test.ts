@@ -161,6 +161,23 @@ describe('hooks: create, read, list, delete', () => {
     );
   });
 
+  test('an account has at most 100 hooks, exactly under concurrent creates: past it 409 with the limit; a delete frees a place', async () => {
+    const owner = await signedUpUser(stack);
+    const v = await plusOne(owner.token);
+    const create = (name: string) => call('POST', '/v1/hooks', owner.token, { name, workflow_version_id: v.id, entry_node_ids: v.entry_node_ids });
+    const answers = await Promise.all(Array.from({ length: 104 }, (_, i) => create(`many ${i}`)));
+    const created = answers.filter((a) => a.status === 201);
+    assert.equal(created.length, 100, JSON.stringify(answers.filter((a) => a.status !== 201 && a.status !== 409).map((a) => a.body)));
+    for (const refused of answers.filter((a) => a.status !== 201)) {
+      assert.equal(refused.status, 409, JSON.stringify(refused.body));
+      assert.deepEqual([refused.body.code, refused.body.limit], ['hook_limit_reached', 100]);
+    }
+    assert.equal((await call('DELETE', `/v1/hooks/${created[0]!.body.id}`, owner.token)).status, 204);
+    assert.equal((await call('DELETE', `/v1/hooks/${created[0]!.body.id}`, owner.token)).status, 404);
+    assert.equal((await create('again')).status, 201);
+    assert.equal((await create('past')).status, 409);
+  });
+
   test('the list pages newest first with a cursor and shows no secret; bad queries are 400', async () => {
     const owner = await signedUpUser(stack);
     const v = await plusOne(owner.token);

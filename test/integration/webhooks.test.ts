@@ -189,6 +189,25 @@ describe('webhook endpoints', () => {
     assert.equal((await get(`/v1/webhook-endpoints/${created.id}`)).body.url, `${receiver.url}/valid`, 'a refused change changes nothing');
   });
 
+  test('an account has at most 20 endpoints, exactly under concurrent creates: past it 409 with the limit; a delete frees a place', async () => {
+    const owner = await signedUpUser(stack);
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => post('/v1/webhook-endpoints', { url: `${receiver.url}/many-${i}`, events: ['run.completed'] }, owner.token)),
+    );
+    const created = answers.filter((a) => a.status === 201);
+    assert.equal(created.length, 20, JSON.stringify(answers.map((a) => a.status)));
+    for (const refused of answers.filter((a) => a.status !== 201)) {
+      assert.equal(refused.status, 409, JSON.stringify(refused.body));
+      assert.deepEqual([refused.body.code, refused.body.limit], ['webhook_endpoint_limit_reached', 20]);
+    }
+    const listed = await get('/v1/webhook-endpoints?limit=100', owner.token);
+    assert.equal(listed.body.endpoints.length, 20);
+    assert.equal((await call('DELETE', `/v1/webhook-endpoints/${created[0]!.body.id}`, owner.token)).status, 204);
+    assert.equal((await call('DELETE', `/v1/webhook-endpoints/${created[0]!.body.id}`, owner.token)).status, 404);
+    assert.equal((await post('/v1/webhook-endpoints', { url: `${receiver.url}/again`, events: ['run.completed'] }, owner.token)).status, 201);
+    assert.equal((await post('/v1/webhook-endpoints', { url: `${receiver.url}/past`, events: ['run.completed'] }, owner.token)).status, 409);
+  });
+
   test('the list is paged newest first, with the usual bad queries refused', async () => {
     const owner = await signedUpUser(stack);
     const made: string[] = [];

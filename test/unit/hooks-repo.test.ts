@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
+import { HookLimitReachedError } from '#hooks/errors.js';
 import { hookEventsRepo } from '#hooks/hook-events-repository.js';
 import { hooksRepo } from '#hooks/hooks-repository.js';
-import { type Hook, newHookId } from '#hooks/model.js';
+import { type Hook, MAX_HOOKS_PER_ACCOUNT, newHookId } from '#hooks/model.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
-import { conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
+import { cancelled, conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 
 const { mock, table } = mockedDynamoDb();
 const repo = hooksRepo(table);
@@ -34,21 +35,25 @@ const isNotFound = (e: unknown) => e instanceof NotFoundError && e.code === 'not
 beforeEach(() => mock.reset());
 
 describe('hooks repository', () => {
-  test('create puts one item on a free key, listed through gsi1; a taken key is a conflict; no secret is written', async () => {
-    mock.on(PutCommand).resolves({});
+  test('create puts one item on a free key, listed through gsi1, with the account’s count below the limit; a taken key is a conflict; no secret is written', async () => {
+    mock.on(TransactWriteCommand).resolves({});
     const h = hook();
     assert.deepEqual(await repo.create(h), h);
-    const [put] = mock.commandCalls(PutCommand);
-    assert.deepEqual(put?.args[0].input.Item, stored(h));
-    assert.equal(put?.args[0].input.ConditionExpression, 'attribute_not_exists(pk)');
+    const [counter, put] = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    assert.deepEqual(put?.Put?.Item, stored(h));
+    assert.equal(put?.Put?.ConditionExpression, 'attribute_not_exists(pk)');
     assert.equal(
-      Object.keys(put!.args[0].input.Item!).some((name) => name.includes('secret') && !name.includes('version') && name !== 'secret_rotated_at'),
+      Object.keys(put!.Put!.Item!).some((name) => name.includes('secret') && !name.includes('version') && name !== 'secret_rotated_at'),
       false,
     );
+    assert.deepEqual(counter?.Update?.Key, keys.hookCount(accountId));
+    assert.equal(counter?.Update?.ExpressionAttributeValues?.[':limit'], MAX_HOOKS_PER_ACCOUNT);
 
-    mock.on(PutCommand).rejects(conditionFailed());
+    mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
+    await assert.rejects(repo.create(hook()), (e) => e instanceof HookLimitReachedError && e.code === 'hook_limit_reached' && e.kind === 'conflict');
+    mock.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
     await assert.rejects(repo.create(hook()), (e) => e instanceof ConflictError && e.code === 'hook_exists');
-    mock.on(PutCommand).rejects(throttled());
+    mock.on(TransactWriteCommand).rejects(throttled());
     await assert.rejects(repo.create(hook()), (e: Error) => e.name === 'ProvisionedThroughputExceededException');
   });
 
@@ -91,14 +96,17 @@ describe('hooks repository', () => {
   });
 
   test('delete is conditional on the account: a failed condition (gone, or another account’s) is a 404', async () => {
-    mock.on(DeleteCommand).resolves({});
+    mock.on(TransactWriteCommand).resolves({});
     const h = hook();
     await repo.delete(accountId, h.id);
-    const input = mock.commandCalls(DeleteCommand)[0]?.args[0].input;
+    const [remove, counter] = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    const input = remove?.Delete;
     assert.deepEqual(input?.Key, keys.hook(h.id));
     assert.equal(input?.ConditionExpression, 'account_id = :account');
     assert.deepEqual(input?.ExpressionAttributeValues, { ':account': accountId });
-    mock.on(DeleteCommand).rejects(conditionFailed());
+    assert.deepEqual(counter?.Update?.Key, keys.hookCount(accountId));
+    assert.deepEqual(counter?.Update?.ExpressionAttributeValues, { ':minus_one': -1 });
+    mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
     await assert.rejects(repo.delete(accountId, h.id), isNotFound);
     await assert.rejects(repo.delete(accountId, 'nope'), isNotFound);
   });

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { keys } from '#platform/table/keys.js';
 import { deliveriesRepo } from '#webhooks/deliveries-repository.js';
 import { endpointsRepo } from '#webhooks/endpoints-repository.js';
-import { deliveryIdOf, type WebhookDelivery, type WebhookEndpoint } from '#webhooks/model.js';
-import { conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
+import { deliveryIdOf, MAX_ENDPOINTS_PER_ACCOUNT, type WebhookDelivery, type WebhookEndpoint } from '#webhooks/model.js';
+import { cancelled, conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 import { EVENT_FIXTURE, endpointFixture } from '../helpers/webhook-fixtures.js';
 
 const { mock, table } = mockedDynamoDb();
@@ -39,16 +39,38 @@ const delivery = (overrides: Partial<WebhookDelivery> = {}): WebhookDelivery => 
 beforeEach(() => mock.reset());
 
 describe('endpoints', () => {
-  test('create puts the endpoint under its account, never over another, and stores no secret', async () => {
-    mock.on(PutCommand).resolves({});
+  test('create puts the endpoint under its account, never over another, stores no secret, and raises the account’s count below the limit', async () => {
+    mock.on(TransactWriteCommand).resolves({});
     await endpoints.create(endpoint());
-    const input = mock.commandCalls(PutCommand)[0]!.args[0].input;
+    const [counter, put] = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    const input = put!.Put!;
     assert.deepEqual(
       [input.Item?.pk, input.Item?.sk, input.ConditionExpression],
       [...Object.values(keys.webhookEndpoint('acc', ENDPOINT_ID)), 'attribute_not_exists(pk)'],
     );
     assert.equal(input.Item?.secret, undefined);
     assert.equal(input.Item?.secret_version, 1);
+    assert.deepEqual(counter?.Update?.Key, keys.webhookEndpointCount('acc'));
+    assert.equal(counter?.Update?.ConditionExpression, 'attribute_not_exists(#count) OR #count < :limit');
+    assert.equal(counter?.Update?.ExpressionAttributeValues?.[':limit'], MAX_ENDPOINTS_PER_ACCOUNT);
+    mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
+    await assert.rejects(endpoints.create(endpoint()), {
+      code: 'webhook_endpoint_limit_reached',
+      kind: 'conflict',
+      options: { extensions: { limit: MAX_ENDPOINTS_PER_ACCOUNT } },
+    });
+    mock.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
+    await assert.rejects(endpoints.create(endpoint()), { code: 'webhook_endpoint_exists' });
+  });
+
+  test('delete removes an existing endpoint and lowers the count in one transaction; gone is a NotFoundError', async () => {
+    mock.on(TransactWriteCommand).resolves({});
+    await endpoints.delete('acc', ENDPOINT_ID);
+    const [remove, counter] = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    assert.deepEqual([remove?.Delete?.Key, remove?.Delete?.ConditionExpression], [keys.webhookEndpoint('acc', ENDPOINT_ID), 'attribute_exists(pk)']);
+    assert.deepEqual([counter?.Update?.Key, counter?.Update?.UpdateExpression], [keys.webhookEndpointCount('acc'), 'ADD #count :minus_one']);
+    mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
+    await assert.rejects(endpoints.delete('acc', ENDPOINT_ID), { code: 'not_found' });
   });
 
   test('get reads consistently under the account; a malformed id reads nothing', async () => {

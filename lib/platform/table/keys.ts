@@ -208,6 +208,8 @@ export const keys = {
   // names its account, which every bearer route checks.
   /** A hook: name, version, entry nodes, secret versions (never a secret). */
   hook: (hookId: string): Key => ({ pk: `HOOK#${hookId}`, sk: 'HOOK' }),
+  /** How many hooks the account has (lib/platform/table/counted-items.ts). */
+  hookCount: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'HOOKS' }),
   /** Gsi1 entry of a hook: an account's hooks, newest first. */
   hooksIndex: (accountId: string, createdAt: string, hookId: string) => ({
     gsi1pk: `ACCOUNT#${accountId}#HOOKS`,
@@ -225,6 +227,8 @@ export const keys = {
    */
   webhookEndpoint: (accountId: string, endpointId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: `WEBHOOKENDPOINT#${endpointId}` }),
   webhookEndpointPrefix: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'WEBHOOKENDPOINT#' }),
+  /** How many webhook endpoints the account has (lib/platform/table/counted-items.ts): outside the prefix above. */
+  webhookEndpointCount: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'WEBHOOKENDPOINTS' }),
   /**
    * One event's delivery to one endpoint, in the endpoint's own partition.
    * The delivery id is derived from (endpoint id, event id) and begins with
