@@ -78,12 +78,12 @@ export async function endRun(
       accountEventPut({ tableName: deps.tableName }, run.account_id, runEndedEvent({ ...run, ...set } as Run), now),
       // The run's usage cost counts in the activity of the day it ends, once: with the end, which happens once.
       ...(cost > 0 ? [activityUpdate(deps.tableName, run.account_id, utcDay(now.toISOString()), { cost_micro_usd: cost })] : []),
-      // The slot of work in progress its creation took, given back by the end that frees it.
-      ...(run.concurrency_slot === true ? [releaseSlot(deps.tableName, run.account_id)] : []),
       ...(holding
         ? [{ Update: occupancy.release(run.account_id, run.machine_id, run.id) }]
         : [deps.runs.queueEntryDelete(run.machine_id, run.queue_sk!), { Update: occupancy.leave(run.account_id, run.machine_id) }]),
     ],
+    // The slot of work in progress its creation took, given back by the end that frees it.
+    releasesSlot: run.concurrency_slot === true ? releaseSlot(deps.tableName, run.account_id) : undefined,
   });
   if (changed) await afterEnd(deps, changed, run.wait?.interaction_id);
   return changed;

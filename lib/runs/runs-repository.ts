@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { billing, type DebitInput } from '#billing/index.js';
+import { billing, type DebitInput, ENTRY_ITEM_COUNT } from '#billing/index.js';
 import { eventPageItem } from '#events/pages.js';
+import { logger } from '#platform/observability/logger.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
 import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
@@ -41,6 +42,12 @@ export interface RunChange {
   events: RunEventData[];
   /** Other items written in the same transaction. */
   items?: TransactItem[];
+  /**
+   * The account's slot of work in progress given back by this change (its
+   * end): left out, with a warning, when the counter refuses it (already 0,
+   * set by hand), so that an end is never held back by it.
+   */
+  releasesSlot?: TransactItem | undefined;
   /**
    * The usage cost the stored run has, when the `run` given to `change`
    * carries a newer usage already (a model turn ending the run): the cost
@@ -119,17 +126,75 @@ export function runsRepo(table: TableRef = defaultTable(), meter: Pick<UsageMete
     };
   }
 
-  /** `transact` with the debit's items first in the same transaction (billing retries its own refusals). */
-  async function transactPaid(debit: DebitInput, items: TransactItem[]): Promise<boolean> {
+  /** `attempt` with the debit's items first in the same transaction (billing retries its own refusals; the cancellation's reasons count them). */
+  async function attemptPaid(debit: DebitInput, items: TransactItem[]): Promise<true | unknown> {
     try {
       await wallet.debitWith(debit, async (ledger) => {
         await db.send(new TransactWriteCommand({ TransactItems: [...ledger, ...items] }));
       });
       return true;
     } catch (error) {
-      if (cancellationReasons(error)?.some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict')) return false;
+      if (cancellationReasons(error)?.some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict')) return error;
       throw error;
     }
+  }
+
+  /** True when the item at `index` alone refused the transaction. */
+  function refusedOnlyAt(refusal: unknown, index: number): boolean {
+    const reasons = cancellationReasons(refusal) ?? [];
+    return reasons[index]?.Code === 'ConditionalCheckFailed' && reasons.every((r, i) => i === index || r.Code === 'None' || r.Code === undefined);
+  }
+
+  async function changeRun(run: Run, original: RunChange): Promise<Run | undefined> {
+    const change = await metered(run, original);
+    const nextSeq = run.event_seq + change.events.length;
+    const guarded = guardedSet({ ...change.set, event_seq: nextSeq }, change.from);
+    const names = { ...guarded.names };
+    const values: Record<string, unknown> = { ...guarded.values, ':seen_seq': run.event_seq };
+    let condition = `${guarded.condition} AND event_seq = :seen_seq`;
+    if (change.leaseOwner !== undefined) {
+      condition += ' AND lease_owner = :lease_owner_seen';
+      values[':lease_owner_seen'] = change.leaseOwner;
+    }
+    if (change.waitingFor !== undefined) {
+      condition += ' AND #wait.interaction_id = :waiting_for';
+      names['#wait'] = 'wait';
+      values[':waiting_for'] = change.waitingFor;
+    }
+    const items: TransactItem[] = [
+      {
+        Update: {
+          TableName: tableName,
+          Key: keys.run(run.id),
+          UpdateExpression: guarded.update,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+      ...(change.events.length
+        ? [
+            {
+              Put: {
+                TableName: tableName,
+                Item: eventPageItem(runEventLog(table, run.id), run.event_seq + 1, change.events),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ]
+        : []),
+      ...(change.items ?? []),
+      ...(change.releasesSlot ? [change.releasesSlot] : []),
+    ];
+    const debit = endingDebit(run, change);
+    const outcome = await (debit ? attemptPaid(debit, items) : attempt(items));
+    if (outcome === true) return { ...run, ...change.set, event_seq: nextSeq } as Run;
+    if (change.releasesSlot && refusedOnlyAt(outcome, (debit ? ENTRY_ITEM_COUNT : 0) + items.length - 1)) {
+      // The counter was already at 0 (set by hand): the run ends all the same, its slot given back to nothing.
+      logger().warn('in_progress was already 0 when a run gave its slot back', { run_id: run.id });
+      return changeRun(run, { ...original, releasesSlot: undefined });
+    }
+    return undefined;
   }
 
   return {
@@ -166,50 +231,7 @@ export function runsRepo(table: TableRef = defaultTable(), meter: Pick<UsageMete
     },
 
     /** Applies a change (see RunChange); the run as changed, or undefined when anything was refused. */
-    async change(run: Run, original: RunChange): Promise<Run | undefined> {
-      const change = await metered(run, original);
-      const nextSeq = run.event_seq + change.events.length;
-      const guarded = guardedSet({ ...change.set, event_seq: nextSeq }, change.from);
-      const names = { ...guarded.names };
-      const values: Record<string, unknown> = { ...guarded.values, ':seen_seq': run.event_seq };
-      let condition = `${guarded.condition} AND event_seq = :seen_seq`;
-      if (change.leaseOwner !== undefined) {
-        condition += ' AND lease_owner = :lease_owner_seen';
-        values[':lease_owner_seen'] = change.leaseOwner;
-      }
-      if (change.waitingFor !== undefined) {
-        condition += ' AND #wait.interaction_id = :waiting_for';
-        names['#wait'] = 'wait';
-        values[':waiting_for'] = change.waitingFor;
-      }
-      const items: TransactItem[] = [
-        {
-          Update: {
-            TableName: tableName,
-            Key: keys.run(run.id),
-            UpdateExpression: guarded.update,
-            ConditionExpression: condition,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          },
-        },
-        ...(change.events.length
-          ? [
-              {
-                Put: {
-                  TableName: tableName,
-                  Item: eventPageItem(runEventLog(table, run.id), run.event_seq + 1, change.events),
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-            ]
-          : []),
-        ...(change.items ?? []),
-      ];
-      const debit = endingDebit(run, change);
-      if (!(await (debit ? transactPaid(debit, items) : transact(items)))) return undefined;
-      return { ...run, ...change.set, event_seq: nextSeq } as Run;
-    },
+    change: changeRun,
 
     /**
      * Takes the loop's lease for `owner` until `until` (epoch ms): free,

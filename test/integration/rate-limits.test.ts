@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { adminCommands } from '#accounts/admin-commands.js';
 import { RATE_WINDOW_MS } from '#platform/config/plans.js';
+import { keys } from '#platform/table/keys.js';
+import { jsonCaller } from '../helpers/api.js';
+import { newMachine, runWhen } from '../helpers/runs.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
 import { apiFor, createVersion, node } from '../helpers/workflows.js';
 
@@ -189,5 +194,53 @@ describe('workflow requests in progress', () => {
       'all three slots were released',
     );
     for (const s of again) await api('POST', `/v1/workflow-requests/${s.body.workflow_request_id}/stop`);
+  });
+
+  test('a counter set to 0 by hand does not hold back an end: a waiting request and a waiting run both end, and it stays at 0', async () => {
+    const user = await signedUpUser(stack, { plan: 'pro' });
+    const { api, run, status, waiting } = await approvalWorkflow(user.token);
+    const request = await run();
+    assert.equal(request.status, 202, JSON.stringify(request.body));
+    const requestId = request.body.workflow_request_id as string;
+    await waiting(requestId);
+    const files = [
+      { path: 'harness.json', content: JSON.stringify({ model: 'local/script', instructions: 'prompt.md' }) },
+      { path: 'prompt.md', content: 'You ask.' },
+    ];
+    const call = jsonCaller(() => stack.url);
+    const post = (path: string, body: unknown) => call('POST', path, user.token, body, { 'Idempotency-Key': randomUUID() });
+    const harness = await post('/v2/harnesses', { name: 'asker', files });
+    const machineId = await newMachine(call, user.token);
+    const created = await post('/v2/runs', {
+      harness_id: harness.body.id,
+      machine_id: machineId,
+      input: { steps: [{ tool: 'ask_user', arguments: { question: 'go?' } }, { reply: 'done' }] },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await runWhen(
+      (path) => api('GET', path),
+      created.body.id,
+      (r) => r.status === 'waiting',
+    );
+    // Prepare: an operator's hand edit leaves the counter at 0 while both hold a slot.
+    await stack.table.db.send(
+      new UpdateCommand({
+        TableName: stack.table.tableName,
+        Key: keys.inProgress(user.accountId),
+        UpdateExpression: 'SET in_progress = :zero',
+        ExpressionAttributeValues: { ':zero': 0 },
+      }),
+    );
+    // Act
+    const stopped = await api('POST', `/v1/workflow-requests/${requestId}/stop`);
+    const cancelled = await api('POST', `/v2/runs/${created.body.id}/cancel`);
+    // Assert
+    assert.equal(stopped.status, 200, JSON.stringify(stopped.body));
+    assert.equal(await status(requestId), 'stopped');
+    assert.equal(cancelled.body.status, 'cancelled', JSON.stringify(cancelled.body));
+    const { Item } = await stack.table.db.send(
+      new GetCommand({ TableName: stack.table.tableName, Key: keys.inProgress(user.accountId), ConsistentRead: true }),
+    );
+    assert.equal(Item?.in_progress, 0);
   });
 });

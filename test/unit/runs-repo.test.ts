@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
+import { releaseSlot } from '#accounts/index.js';
 import { ENTRY_ITEM_COUNT } from '#billing/index.js';
 import { pageEvents } from '#events/pages.js';
 import { keys } from '#platform/table/keys.js';
@@ -171,6 +172,25 @@ describe('change', () => {
     mock.on(TransactWriteCommand).rejects(cancelled(...reasons));
     const ended = await repo.change(runOf({ extra_micro_usd: 250 }), { set: { status: 'cancelled' }, from: ['running'], events });
     assert.equal(ended, undefined);
+    assert.equal(transactions().length, 1);
+  });
+
+  test('an end whose slot the counter refuses (already 0, set by hand) ends without it; a refusal of anything else is still a refusal', async () => {
+    const release = releaseSlot('t', ACCOUNT);
+    mock
+      .on(TransactWriteCommand)
+      .rejectsOnce(cancelled('None', 'None', 'ConditionalCheckFailed'))
+      .resolves({});
+    const ended = await repo.change(runOf(), { set: { status: 'completed' }, from: ['running'], events, releasesSlot: release });
+    assert.equal(ended?.status, 'completed');
+    const [first, second] = transactions();
+    assert.deepEqual(first!.at(-1), release);
+    assert.equal(second!.length, 2);
+    assert.ok(!second!.some((item) => JSON.stringify(item) === JSON.stringify(release)));
+
+    mock.reset();
+    mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None', 'ConditionalCheckFailed'));
+    assert.equal(await repo.change(runOf(), { set: { status: 'completed' }, from: ['running'], events, releasesSlot: release }), undefined);
     assert.equal(transactions().length, 1);
   });
 
