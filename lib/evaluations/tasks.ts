@@ -1,6 +1,4 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { sqsClient } from '#platform/aws/clients.js';
-import { queueUrlVariable } from '#platform/queues.js';
+import { sendToQueue } from '#platform/aws/send-to-queue.js';
 import { EVALUATION_RUNS_QUEUE } from './queues.js';
 
 /** A task of the evaluation-runs queue (lib/evaluations/queues.ts): move this evaluation on. */
@@ -13,10 +11,4 @@ export interface EvaluationTask {
 
 export type SendEvaluationTask = (task: EvaluationTask, options?: { delaySeconds?: number }) => Promise<void>;
 
-export const sendEvaluationTask: SendEvaluationTask = async (task, { delaySeconds = 0 } = {}) => {
-  const queueUrl = process.env[queueUrlVariable(EVALUATION_RUNS_QUEUE)];
-  if (!queueUrl) throw new Error(`${queueUrlVariable(EVALUATION_RUNS_QUEUE)} is not set`);
-  await sqsClient().send(
-    new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(task), DelaySeconds: Math.min(900, Math.max(0, Math.ceil(delaySeconds))) }),
-  );
-};
+export const sendEvaluationTask: SendEvaluationTask = (task, { delaySeconds = 0 } = {}) => sendToQueue(EVALUATION_RUNS_QUEUE, task, delaySeconds);

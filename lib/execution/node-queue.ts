@@ -1,6 +1,4 @@
-import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { sqsClient } from '#platform/aws/clients.js';
-import { queueUrlVariable } from '#platform/queues.js';
+import { sendAllToQueue } from '#platform/aws/send-to-queue.js';
 import { queueFor } from './queues.js';
 
 export interface NodeTask {
@@ -25,22 +23,5 @@ export const enqueueNodeTasks: EnqueueNodeTasks = async (tasks, delaySeconds = 0
     const queue = queueFor(task.node_type);
     byQueue.set(queue, [...(byQueue.get(queue) ?? []), task]);
   }
-  for (const [queue, queued] of byQueue) {
-    const queueUrl = process.env[queueUrlVariable(queue)];
-    if (!queueUrl) throw new Error(`${queueUrlVariable(queue)} is not set`);
-    for (let i = 0; i < queued.length; i += 10) {
-      const batch = queued.slice(i, i + 10);
-      const result = await sqsClient().send(
-        new SendMessageBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: batch.map((task, j) => ({
-            Id: String(j),
-            MessageBody: JSON.stringify(task),
-            DelaySeconds: Math.min(900, Math.max(0, Math.ceil(delaySeconds))),
-          })),
-        }),
-      );
-      if (result.Failed?.length) throw new Error(`SQS refused ${result.Failed.length} node tasks: ${result.Failed[0]?.Message}`);
-    }
-  }
+  for (const [queue, queued] of byQueue) await sendAllToQueue(queue, queued, delaySeconds);
 };

@@ -30,6 +30,12 @@ export interface QueueDefinition {
 }
 
 /** The env variable holding a queue's URL (set by the CDK stack and the local stack). */
+/** SQS's longest delay (15 minutes): a longer wait is chained by its receiver. */
+export const MAX_SQS_DELAY_SECONDS = 900;
+
+/** A wait as SQS takes it: whole seconds, 0 to MAX_SQS_DELAY_SECONDS. */
+export const sqsDelay = (seconds: number): number => Math.min(MAX_SQS_DELAY_SECONDS, Math.max(0, Math.ceil(seconds)));
+
 export const queueUrlVariable = (name: string): string => `QUEUE_URL_${name.toUpperCase().replace(/-/g, '_')}`;
 
 export const dlqName = (queue: Pick<QueueDefinition, 'name'>): string => `${queue.name}-dlq`;

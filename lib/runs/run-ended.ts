@@ -1,6 +1,4 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { sqsClient } from '#platform/aws/clients.js';
-import { queueUrlVariable } from '#platform/queues.js';
+import { sendToQueue } from '#platform/aws/send-to-queue.js';
 import { nameBasedUuid } from '#platform/uuid.js';
 import { type Run, type RunStatus, runView } from './model.js';
 import { RUN_ENDED_QUEUE } from './queues.js';
@@ -22,10 +20,8 @@ export interface RunEnded {
 export type NotifyRunEnded = (run: Pick<Run, 'id' | 'account_id' | 'status'>) => Promise<void>;
 
 export const notifyRunEnded: NotifyRunEnded = async (run) => {
-  const queueUrl = process.env[queueUrlVariable(RUN_ENDED_QUEUE)];
-  if (!queueUrl) throw new Error(`${queueUrlVariable(RUN_ENDED_QUEUE)} is not set`);
   const message: RunEnded = { run_id: run.id, account_id: run.account_id, status: run.status as RunEnded['status'] };
-  await sqsClient().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
+  await sendToQueue(RUN_ENDED_QUEUE, message);
 };
 
 /**

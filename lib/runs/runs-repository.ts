@@ -74,11 +74,6 @@ export function runsRepo(table: TableRef = defaultTable(), meter: Pick<UsageMete
     return Item ? toRun(Item) : undefined;
   }
 
-  /** Sends a transaction; false when a condition or a concurrent transaction refused it. */
-  async function transact(items: TransactItem[]): Promise<boolean> {
-    return (await attempt(items)) === true;
-  }
-
   /** Sends a transaction; true, or the cancellation when a condition or a concurrent transaction refused it (its reasons tell which item). */
   async function attempt(items: TransactItem[]): Promise<true | unknown> {
     try {

@@ -1,7 +1,5 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { MachineSize } from '#machines/index.js';
-import { sqsClient } from '#platform/aws/clients.js';
-import { queueUrlVariable } from '#platform/queues.js';
+import { sendToQueue } from '#platform/aws/send-to-queue.js';
 import { runTasksQueue } from './queues.js';
 
 /** A run task: move this run on (lib/runs/queues.ts). */
@@ -15,15 +13,9 @@ export interface RunTask {
 /** Asks a worker of the run's machine size to move the run on, after `delaySeconds` (at most SQS's 900). */
 export type WakeRun = (run: { id: string; machine_size: MachineSize }, options?: { delaySeconds?: number; absent?: number }) => Promise<void>;
 
-export const wakeRun: WakeRun = async (run, { delaySeconds = 0, absent } = {}) => {
-  const queue = runTasksQueue(run.machine_size);
-  const queueUrl = process.env[queueUrlVariable(queue)];
-  if (!queueUrl) throw new Error(`${queueUrlVariable(queue)} is not set`);
-  await sqsClient().send(
-    new SendMessageCommand({
-      QueueUrl: queueUrl,
-      MessageBody: JSON.stringify({ run_id: run.id, machine_size: run.machine_size, ...(absent ? { absent } : {}) } satisfies RunTask),
-      DelaySeconds: Math.min(900, Math.max(0, Math.ceil(delaySeconds))),
-    }),
+export const wakeRun: WakeRun = (run, { delaySeconds = 0, absent } = {}) =>
+  sendToQueue(
+    runTasksQueue(run.machine_size),
+    { run_id: run.id, machine_size: run.machine_size, ...(absent ? { absent } : {}) } satisfies RunTask,
+    delaySeconds,
   );
-};

@@ -1,6 +1,4 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { sqsClient } from '#platform/aws/clients.js';
-import { queueUrlVariable } from '#platform/queues.js';
+import { sendToQueue } from '#platform/aws/send-to-queue.js';
 import { WEBHOOK_DELIVERIES_QUEUE } from './queues.js';
 import { sqsDelaySeconds } from './schedule.js';
 
@@ -20,11 +18,5 @@ export interface DeliveryMessage {
 /** Sends the message, held by SQS until it is due or for 900 s at most (then chained). */
 export type SendDelivery = (message: DeliveryMessage, now?: Date) => Promise<void>;
 
-export const sendDelivery: SendDelivery = async (message, now = new Date()) => {
-  const variable = queueUrlVariable(WEBHOOK_DELIVERIES_QUEUE);
-  const queueUrl = process.env[variable];
-  if (!queueUrl) throw new Error(`${variable} is not set`);
-  await sqsClient().send(
-    new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message), DelaySeconds: sqsDelaySeconds(message.due_at, now.getTime()) }),
-  );
-};
+export const sendDelivery: SendDelivery = (message, now = new Date()) =>
+  sendToQueue(WEBHOOK_DELIVERIES_QUEUE, message, sqsDelaySeconds(message.due_at, now.getTime()));

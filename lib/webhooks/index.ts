@@ -10,10 +10,8 @@
  * At least once: announce again whenever the step after the commit is
  * repeated (a redelivered message); the dispatcher creates each delivery once.
  */
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { sqsClient } from '#platform/aws/clients.js';
-import { queueUrlVariable } from '#platform/queues.js';
+import { sendToQueue } from '#platform/aws/send-to-queue.js';
 import { keys } from '#platform/table/keys.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
 import { WEBHOOK_EVENTS_QUEUE } from './queues.js';
@@ -48,11 +46,8 @@ export interface WebhookNotices {
 }
 
 const announce: AnnounceEvent = async (accountId, event) => {
-  const variable = queueUrlVariable(WEBHOOK_EVENTS_QUEUE);
-  const queueUrl = process.env[variable];
-  if (!queueUrl) throw new Error(`${variable} is not set`);
   const notice: WebhookNotice = { account_id: accountId, event_id: event.id, event_type: event.type, created_at: event.created_at };
-  await sqsClient().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(notice) }));
+  await sendToQueue(WEBHOOK_EVENTS_QUEUE, notice);
 };
 
 /** The service's notices (its `webhook-events` queue), for default parameters. */

@@ -1,3 +1,4 @@
+import { sqsDelay } from '#platform/queues.js';
 /**
  * When a failed delivery is tried again (decisions.md, Webhooks): after
  * about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then it fails; eight
@@ -11,9 +12,6 @@
 export const DEFAULT_RETRY_SCHEDULE_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
 export const RETRY_SCHEDULE_VARIABLE = 'WEBHOOK_RETRY_SCHEDULE_SECONDS';
-
-/** SQS delays a message at most this long; a longer wait is chained. */
-export const MAX_SQS_DELAY_SECONDS = 900;
 
 export function retrySchedule(env: NodeJS.ProcessEnv = process.env): readonly number[] {
   const text = env[RETRY_SCHEDULE_VARIABLE]?.trim();
@@ -39,7 +37,4 @@ export function nextAttemptAt(schedule: readonly number[], attemptInSeries: numb
  * at most MAX_SQS_DELAY_SECONDS (the message then arrives early and is sent
  * again with what is left), 0 when it is due. Whole seconds, rounded up.
  */
-export function sqsDelaySeconds(dueAtMs: number, nowMs: number): number {
-  const rest = Math.ceil((dueAtMs - nowMs) / 1000);
-  return Math.min(MAX_SQS_DELAY_SECONDS, Math.max(0, rest));
-}
+export const sqsDelaySeconds = (dueAtMs: number, nowMs: number): number => sqsDelay((dueAtMs - nowMs) / 1000);

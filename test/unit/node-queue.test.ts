@@ -47,7 +47,7 @@ describe('enqueueNodeTasks (SQS through the production client)', () => {
 
   test('an entry SQS refuses fails the call; so does a missing queue URL', async () => {
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [{ Id: '0', Code: 'InternalError', SenderFault: false, Message: 'try again' }] });
-    await assert.rejects(enqueueNodeTasks([{ request_id: 'r', node_id: 'a' }]), /SQS refused 1 node tasks: try again/);
+    await assert.rejects(enqueueNodeTasks([{ request_id: 'r', node_id: 'a' }]), /SQS refused 1 of 1 messages to node-tasks: try again/);
     vi.stubEnv(queueUrlVariable(NODE_TASKS_QUEUE), '');
     await assert.rejects(enqueueNodeTasks([{ request_id: 'r', node_id: 'a' }]), /QUEUE_URL_NODE_TASKS is not set/);
   });
