@@ -1,11 +1,11 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type AccountEvent, accountEventPut } from '#events/account-events.js';
 import { UnavailableError } from '#platform/errors.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
 import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
 import { cancellationReasons, defaultTable, type TableRef } from '#platform/table/table.js';
-import type { TransactItem } from '#platform/table/transactions.js';
+import { isConflictOnly, type TransactItem, transactWrite } from '#platform/table/transactions.js';
 import { equalityFilter } from '#platform/table/update-expressions.js';
 import {
   type Attempt,
@@ -107,8 +107,6 @@ const toAttempt = (item: Record<string, unknown>): Attempt => ({
   ended_at: (item.ended_at as string | undefined) ?? null,
 });
 
-const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
-
 export function evaluationsRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;
 
@@ -118,19 +116,16 @@ export function evaluationsRepo(table: TableRef = defaultTable()) {
    * tried again (CONFLICT_ATTEMPTS times, then 503).
    */
   async function transact(items: TransactItem[]): Promise<'ok' | string[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await db.send(new TransactWriteCommand({ TransactItems: items }));
-        return 'ok';
-      } catch (error) {
-        const reasons = cancellationReasons(error);
-        if (!reasons) throw error;
-        const codes = items.map((_, i) => reasons[i]?.Code ?? 'None');
-        if (codes.includes('ConditionalCheckFailed')) return codes;
-        if (!codes.includes('TransactionConflict')) throw error;
-        if (attempt >= CONFLICT_ATTEMPTS) throw new UnavailableError('The evaluation is changing too fast to record this now; retry.');
-        await pause(attempt);
-      }
+    try {
+      await transactWrite(db, { TransactItems: items }, CONFLICT_ATTEMPTS);
+      return 'ok';
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (!reasons) throw error;
+      const codes = items.map((_, i) => reasons[i]?.Code ?? 'None');
+      if (codes.includes('ConditionalCheckFailed')) return codes;
+      if (isConflictOnly(error)) throw new UnavailableError('The evaluation is changing too fast to record this now; retry.');
+      throw error;
     }
   }
 
