@@ -53,6 +53,7 @@ export const SERVED_ROUTES = [
   { id: 'WebhookEndpointsGet', method: 'GET', path: '/v1/webhook-endpoints/{id}' },
   { id: 'WebhookEndpointsUpdate', method: 'PATCH', path: '/v1/webhook-endpoints/{id}' },
   { id: 'WebhookEndpointsDelete', method: 'DELETE', path: '/v1/webhook-endpoints/{id}' },
+  { id: 'WebhookEndpointsRotateSecret', method: 'POST', path: '/v1/webhook-endpoints/{id}/rotate-secret' },
   { id: 'WebhookDeliveriesList', method: 'GET', path: '/v1/webhook-endpoints/{id}/deliveries' },
   { id: 'WebhookDeliveriesRetry', method: 'POST', path: '/v1/webhook-endpoints/{id}/deliveries/{delivery_id}/retry' },
   { id: 'WorkflowsCreate', method: 'POST', path: '/v1/workflows' },

@@ -4,7 +4,7 @@ import type { ServiceKeySource } from '#platform/secrets/service-key.js';
 import type { AccountEventReader } from './account-event-reader.js';
 import type { AttemptRecord, DeliveriesRepo } from './deliveries-repository.js';
 import type { DeliveryMessage, SendDelivery } from './delivery-messages.js';
-import { endpointSecret } from './endpoint-secrets.js';
+import { signingSecrets } from './endpoint-secrets.js';
 import type { EndpointsRepo } from './endpoints-repository.js';
 import type { WebhookDelivery } from './model.js';
 import { nextAttemptAt } from './schedule.js';
@@ -83,8 +83,7 @@ export async function processDelivery(deps: DeliveryDeps, message: DeliveryMessa
   const event = await deps.events.get(delivery.account_id, delivery.event_created_at, delivery.event_id);
   if (!event) return ended(deps, delivery, 'The event is past its retention.');
 
-  const secret = endpointSecret(await deps.serviceKey.load(), endpoint);
-  const signed = signedDelivery(secret, event, now);
+  const signed = signedDelivery(signingSecrets(await deps.serviceKey.load(), endpoint, now), event, now);
   let status: number | null = null;
   let error: string | null = null;
   try {

@@ -12,6 +12,19 @@ export const FIRST_SECRET_VERSION = 1;
 export const endpointSecret = (key: Buffer, endpoint: Pick<WebhookEndpoint, 'id' | 'secret_version'>): string =>
   deriveWebhookSecret(key, ENDPOINT_SECRET_PURPOSE, endpoint.id, endpoint.secret_version);
 
+/** The secrets a delivery at `now` is signed with: the current one, and the one a rotation replaced while its overlap lasts. */
+export function signingSecrets(
+  key: Buffer,
+  endpoint: Pick<WebhookEndpoint, 'id' | 'secret_version' | 'previous_secret_version' | 'previous_valid_until'>,
+  now: Date,
+): string[] {
+  const previous =
+    endpoint.previous_secret_version !== null && endpoint.previous_valid_until !== null && Date.parse(endpoint.previous_valid_until) > now.getTime()
+      ? [endpoint.previous_secret_version]
+      : [];
+  return [endpoint.secret_version, ...previous].map((version) => endpointSecret(key, { id: endpoint.id, secret_version: version }));
+}
+
 /** The idempotency of `POST /v1/webhook-endpoints` without the secret in the table (lib/platform/http/secret-kept-out.ts): a replay derives the first version's again. */
 export const endpointSecretKeptOut = (run: RunIdempotent, key: ServiceKeySource): RunIdempotent =>
   secretKeptOut(run, async (answer) => endpointSecret(await key.load(), { id: answer.id as string, secret_version: FIRST_SECRET_VERSION }));

@@ -24,6 +24,9 @@ const toEndpoint = (item: Record<string, unknown>): WebhookEndpoint => ({
   disabled: item.disabled === true,
   disabled_reason: (item.disabled_reason as WebhookEndpoint['disabled_reason'] | undefined) ?? null,
   secret_version: Number(item.secret_version ?? 1),
+  previous_secret_version: item.previous_secret_version === undefined || item.previous_secret_version === null ? null : Number(item.previous_secret_version),
+  previous_valid_until: (item.previous_valid_until as string | null | undefined) ?? null,
+  secret_rotated_at: (item.secret_rotated_at as string | null | undefined) ?? null,
   created_at: item.created_at as string,
   updated_at: (item.updated_at as string | undefined) ?? (item.created_at as string),
 });
@@ -109,6 +112,33 @@ export function endpointsRepo(table: TableRef = defaultTable()) {
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeNames: Object.fromEntries(fields.map((f) => [`#${f}`, f])),
             ExpressionAttributeValues: Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])),
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return toEndpoint(Attributes!);
+      } catch (error) {
+        if (isConditionFailure(error)) throw new NotFoundError('No such webhook endpoint.');
+        throw error;
+      }
+    },
+
+    /**
+     * One Update: the current secret version becomes the previous one, valid
+     * until `previousValidUntil`, and the version goes up by one (the item's
+     * own values, read as before the update, so concurrent rotations each
+     * get a version of their own). NotFoundError when the endpoint is gone.
+     */
+    async rotate(accountId: string, endpointId: string, input: { now: string; previousValidUntil: string }): Promise<WebhookEndpoint> {
+      if (!ENDPOINT_ID.test(endpointId)) throw new NotFoundError('No such webhook endpoint.');
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.webhookEndpoint(accountId, endpointId),
+            UpdateExpression:
+              'SET previous_secret_version = secret_version, previous_valid_until = :until, secret_version = secret_version + :one, secret_rotated_at = :now, updated_at = :now',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':until': input.previousValidUntil, ':one': 1, ':now': input.now },
             ReturnValues: 'ALL_NEW',
           }),
         );

@@ -32,6 +32,8 @@ export const DELIVERY_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 export const MAX_URL_LENGTH = 2048;
 /** Endpoints an account may have at once: every event is delivered to each subscribed one, so their number is bounded. */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 20;
+/** After a rotation, deliveries carry a signature with the replaced secret too for this long, so a receiver can switch without refusing any. */
+export const PREVIOUS_SECRET_OVERLAP_MS = 24 * 3600 * 1000;
 export const MAX_DESCRIPTION_LENGTH = 500;
 
 /** `whe_`, 9 base-36 digits of creation time, 16 base64url characters (as lib/platform/ids.ts makes ids). */
@@ -60,6 +62,10 @@ export interface WebhookEndpoint {
   disabled_reason: 'gone' | 'user' | null;
   /** The secret is derived from the service key, the endpoint id and this version; never stored. */
   secret_version: number;
+  /** The version the last rotation replaced: deliveries are signed with it too until `previous_valid_until`. */
+  previous_secret_version: number | null;
+  previous_valid_until: string | null;
+  secret_rotated_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -98,6 +104,8 @@ export const endpointView = (endpoint: WebhookEndpoint) => ({
   description: endpoint.description,
   disabled: endpoint.disabled,
   disabled_reason: endpoint.disabled_reason,
+  secret_rotated_at: endpoint.secret_rotated_at,
+  previous_secret_expires_at: endpoint.previous_valid_until,
   created_at: endpoint.created_at,
   updated_at: endpoint.updated_at,
 });

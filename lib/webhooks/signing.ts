@@ -5,9 +5,11 @@ import { Webhook } from 'standardwebhooks';
  * body `{type, timestamp, data}` (`timestamp` the event's time, so every
  * attempt sends the same bytes), `webhook-id` the event's id,
  * `webhook-timestamp` the attempt's time in epoch seconds, and
- * `webhook-signature` over `<id>.<timestamp>.<body>`.
+ * `webhook-signature` over `<id>.<timestamp>.<body>`: one `v1,…` per
+ * secret, space-separated (after a rotation, the new and the replaced one),
+ * so a receiver holding either verifies it.
  */
-export function signedDelivery(secret: string, event: { id: string; type: string; created_at: string; data: unknown }, now: Date) {
+export function signedDelivery(secrets: readonly string[], event: { id: string; type: string; created_at: string; data: unknown }, now: Date) {
   const body = JSON.stringify({ type: event.type, timestamp: event.created_at, data: event.data });
   return {
     body,
@@ -16,7 +18,7 @@ export function signedDelivery(secret: string, event: { id: string; type: string
       'user-agent': 'workflow-service-webhooks/1',
       'webhook-id': event.id,
       'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-      'webhook-signature': new Webhook(secret).sign(event.id, now, body),
+      'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(event.id, now, body)).join(' '),
     },
   };
 }

@@ -5,7 +5,7 @@ import type { SendDelivery } from './delivery-messages.js';
 import { endpointSecret, FIRST_SECRET_VERSION } from './endpoint-secrets.js';
 import type { EndpointPatch, EndpointsRepo } from './endpoints-repository.js';
 import { deliveryNotFound, endpointNotFound, WebhookEndpointDisabledError } from './errors.js';
-import { newEndpointId, type WebhookDelivery, type WebhookEndpoint, type WebhookEventType } from './model.js';
+import { newEndpointId, PREVIOUS_SECRET_OVERLAP_MS, type WebhookDelivery, type WebhookEndpoint, type WebhookEventType } from './model.js';
 
 /** The endpoints' use cases; handlers pass the service's dependencies (webhooks-deps.ts), unit tests fakes. */
 export interface EndpointsDeps {
@@ -37,6 +37,9 @@ export async function createEndpoint(
     disabled: false,
     disabled_reason: null,
     secret_version: FIRST_SECRET_VERSION,
+    previous_secret_version: null,
+    previous_valid_until: null,
+    secret_rotated_at: null,
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
   });
@@ -60,6 +63,25 @@ export async function updateEndpoint(
   if (Object.values(patch).every((value) => value === undefined)) return current;
   if (patch.url !== undefined) await deps.checkUrl(patch.url);
   return deps.endpoints.update(accountId, endpointId, { ...patch, ...(patch.events ? { events: distinct(patch.events) } : {}) }, deps.now().toISOString());
+}
+
+/**
+ * POST /v1/webhook-endpoints/{id}/rotate-secret: a new secret, shown once.
+ * Deliveries carry a signature with the replaced one too for
+ * PREVIOUS_SECRET_OVERLAP_MS (24 hours), so the receiver can switch secrets
+ * without refusing any delivery.
+ */
+export async function rotateEndpointSecret(
+  deps: Pick<EndpointsDeps, 'endpoints' | 'now'> & { serviceKey: ServiceKeySource },
+  accountId: string,
+  endpointId: string,
+): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  const now = deps.now();
+  const endpoint = await deps.endpoints.rotate(accountId, endpointId, {
+    now: now.toISOString(),
+    previousValidUntil: new Date(now.getTime() + PREVIOUS_SECRET_OVERLAP_MS).toISOString(),
+  });
+  return { endpoint, secret: endpointSecret(await deps.serviceKey.load(), endpoint) };
 }
 
 /** A delivery of the account's endpoint; 404 alike for an unknown endpoint, another account's, or a delivery of another endpoint. */

@@ -430,6 +430,28 @@ describe('deliveries', () => {
     assert.deepEqual([unknown.status, foreign.status], [404, 404]);
   });
 
+  test('a rotated secret: shown once, deliveries verify with it and, for 24 hours, with the replaced one; another account’s endpoint is 404', async () => {
+    const owner = await signedUpUser(stack, { plan: 'team' });
+    const hook = await endpoint('rotated', ['workflow_request.completed'], owner.token);
+    const rotated = await call('POST', `/v1/webhook-endpoints/${hook.id}/rotate-secret`, owner.token);
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    assert.notEqual(rotated.body.secret, hook.secret);
+    assert.ok(Date.parse(rotated.body.previous_secret_expires_at) - Date.parse(rotated.body.secret_rotated_at) === 24 * 3600 * 1000);
+    assert.equal((await get(`/v1/webhook-endpoints/${hook.id}`, owner.token)).body.secret, undefined);
+    assert.equal((await call('POST', `/v1/webhook-endpoints/${hook.id}/rotate-secret`, user.token)).status, 404);
+    const ownerApi = apiFor(
+      () => stack.url,
+      () => owner.token,
+    );
+    const v = await createVersion(ownerApi, [transform('a', '{ "n": 1 }')], []);
+    const id = await runVersion(ownerApi, v, {});
+    await settledTree(ownerApi, id);
+    await deliveriesWhen(hook.id, (list) => list[0]?.status === 'delivered', owner.token);
+    const [request] = receiver.of('rotated');
+    assert.equal(verified(rotated.body.secret, request!).data.id, id);
+    assert.equal(verified(hook.secret, request!).data.id, id);
+  });
+
   test('410 disables the endpoint; enabled again, a retry delivers', async () => {
     const owner = await signedUpUser(stack, { plan: 'team' });
     receiver.answers.set('gone', [410]);

@@ -130,6 +130,29 @@ describe('processDelivery', () => {
     assert.deepEqual(w.state.sent, []);
   });
 
+  test('after a rotation the signature verifies with the new and the replaced secret while the overlap lasts, then with the new one only', async () => {
+    const secret = (version: number) => deriveWebhookSecret(KEY, 'webhook-endpoint', ENDPOINT.id, version);
+    const verifies = (version: number, request: OutboundRequest) => {
+      try {
+        new Webhook(secret(version)).verify(request.body!.toString(), request.headers as Record<string, string>);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    w.state.endpoint = { ...ENDPOINT, secret_version: 3, previous_secret_version: 2, previous_valid_until: new Date(w.clock() + 60_000).toISOString() };
+    assert.equal(await processDelivery(w.deps, w.message()), 'delivered');
+    const during = w.state.posted[0]!;
+    assert.deepEqual([verifies(3, during), verifies(2, during), verifies(1, during)], [true, true, false]);
+    assert.equal(String(during.headers!['webhook-signature']).split(' ').length, 2);
+
+    const after = world();
+    after.state.endpoint = { ...ENDPOINT, secret_version: 3, previous_secret_version: 2, previous_valid_until: new Date(after.clock() - 1).toISOString() };
+    await processDelivery(after.deps, after.message());
+    const late = after.state.posted[0]!;
+    assert.deepEqual([verifies(3, late), verifies(2, late)], [true, false]);
+  });
+
   test('a failure is recorded before the next attempt’s message, due on the schedule; past 900 s the message is chained', async () => {
     w.state.answers.push(500, 500, 500);
     assert.equal(await processDelivery(w.deps, w.message()), 'retrying');

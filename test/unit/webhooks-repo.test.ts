@@ -91,6 +91,24 @@ describe('endpoints', () => {
     assert.equal(input.ConsistentRead, true);
   });
 
+  test('rotate makes the version the previous one, valid until the overlap’s end, and raises it in one conditional Update; gone is a NotFoundError', async () => {
+    mock
+      .on(UpdateCommand)
+      .resolves({ Attributes: endpoint({ secret_version: 2, previous_secret_version: 1, previous_valid_until: 'later', secret_rotated_at: 'now' }) });
+    const rotated = await endpoints.rotate('acc', ENDPOINT_ID, { now: 'now', previousValidUntil: 'later' });
+    assert.deepEqual([rotated.secret_version, rotated.previous_secret_version, rotated.previous_valid_until], [2, 1, 'later']);
+    const input = mock.commandCalls(UpdateCommand)[0]!.args[0].input;
+    assert.deepEqual(input.Key, keys.webhookEndpoint('acc', ENDPOINT_ID));
+    assert.equal(
+      input.UpdateExpression,
+      'SET previous_secret_version = secret_version, previous_valid_until = :until, secret_version = secret_version + :one, secret_rotated_at = :now, updated_at = :now',
+    );
+    assert.equal(input.ConditionExpression, 'attribute_exists(pk)');
+    mock.on(UpdateCommand).rejects(conditionFailed());
+    await assert.rejects(endpoints.rotate('acc', ENDPOINT_ID, { now: 'now', previousValidUntil: 'later' }), { code: 'not_found' });
+    await assert.rejects(endpoints.rotate('acc', 'nope', { now: 'now', previousValidUntil: 'later' }), { code: 'not_found' });
+  });
+
   test('update sets the given fields on an existing endpoint; enabling clears the reason; gone is a NotFoundError', async () => {
     mock.on(UpdateCommand).resolves({ Attributes: endpoint({ disabled: false }) });
     await endpoints.update('acc', ENDPOINT_ID, { disabled: false, url: 'https://b.example/' }, 'now');

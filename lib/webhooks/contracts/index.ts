@@ -5,6 +5,7 @@ import { WebhookEndpointsCreate } from './webhook-endpoints-create.js';
 import { WebhookEndpointsDelete } from './webhook-endpoints-delete.js';
 import { WebhookEndpointsGet } from './webhook-endpoints-get.js';
 import { WebhookEndpointsList } from './webhook-endpoints-list.js';
+import { WebhookEndpointsRotateSecret } from './webhook-endpoints-rotate-secret.js';
 import { WebhookEndpointsUpdate } from './webhook-endpoints-update.js';
 
 export const WEBHOOKS_ENDPOINTS: readonly EndpointContract[] = [
@@ -13,6 +14,7 @@ export const WEBHOOKS_ENDPOINTS: readonly EndpointContract[] = [
   WebhookEndpointsGet,
   WebhookEndpointsUpdate,
   WebhookEndpointsDelete,
+  WebhookEndpointsRotateSecret,
   WebhookDeliveriesList,
   WebhookDeliveriesRetry,
 ];

@@ -12,6 +12,11 @@ const endpointFields = {
     .enum(['gone', 'user'])
     .nullable()
     .meta({ description: '`gone`: a delivery was answered 410; `user`: PATCH `disabled: true`; null while enabled.' }),
+  secret_rotated_at: z.string().datetime().nullable().meta({ description: 'When the secret was last rotated; null before any rotation.' }),
+  previous_secret_expires_at: z.string().datetime().nullable().meta({
+    description:
+      'Until when deliveries also carry a signature with the secret the last rotation replaced (24 hours after it; a time in the past once over); null before any rotation.',
+  }),
   created_at: z.string().datetime(),
   updated_at: z.string().datetime(),
 };
