@@ -102,6 +102,8 @@ describe('webhook endpoints', () => {
         description: 'crud',
         disabled: false,
         disabled_reason: null,
+        secret_rotated_at: null,
+        previous_secret_expires_at: null,
         created_at: undefined,
         updated_at: undefined,
       },
