@@ -322,4 +322,44 @@ describe('money', () => {
     assert.equal(debit.amount, 50, 'all that was left (microdollars), never below zero');
     assert.equal((await get(user, '/v2/usage')).body.extra.wallet_micro_usd, 0);
   });
+
+  test('extra usage that runs the wallet dry fails the run with out_of_funds at its next model turn; its debit, written with its end, takes what is left', async () => {
+    // Prepare: a full window, extra usage on; the run's first turn asks the user, so it waits having spent from the wallet.
+    const user = await signedUpUser(stack, { balanceUsd: 2 });
+    const ids = await setup(user, 'local/script');
+    await admin()['account:set-limits']({ 'account-id': user.accountId, 'five-hour-usd': '0.000001' });
+    await admin()['account:extra-usage']({ 'account-id': user.accountId, on: true });
+    const filler = await post(user, '/v2/runs', { harness_id: ids.harnessId, machine_id: ids.machineId, input: { steps: [{ reply: 'filled' }] } });
+    assert.equal((await runEnded(user, filler.body.id)).status, 'completed');
+    assert.equal((await get(user, '/v2/usage')).body.mode, 'extra');
+    const created = await post(user, '/v2/runs', {
+      harness_id: ids.harnessId,
+      machine_id: ids.machineId,
+      input: { steps: [{ tool: 'ask_user', arguments: { question: 'Which colour?' } }, { reply: 'noted' }] },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const interaction = await pendingInteraction(user, created.body.id);
+    // Other spending drains the wallet while the run waits (as another run's debit would): 1 microdollar stays,
+    // less than the extra-funded first turn the run has not paid yet.
+    await stack.table.db.send(
+      new UpdateCommand({
+        TableName: stack.tableName,
+        Key: keys.account(user.accountId),
+        UpdateExpression: 'SET balance_micro_usd = :b',
+        ExpressionAttributeValues: { ':b': 1 },
+      }),
+    );
+    // Act
+    const answered = await post(user, `/v2/interactions/${interaction.id}/respond`, { type: 'answer', text: 'blue' });
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    const run = await runEnded(user, created.body.id);
+    // Assert: the debit is there as soon as the run has ended (the same transaction), not later.
+    assert.equal(run.status, 'failed');
+    assert.deepEqual(run.failure, { code: 'out_of_funds', message: run.failure.message, retryable: false });
+    const debits = (await get(user, '/v1/billing/transactions?types=debit')).body.transactions.filter((t: Json) => t.metadata.run_id === run.id);
+    assert.equal(debits.length, 1, JSON.stringify(debits));
+    assert.equal(debits[0]!.amount, 1, 'all that was left (microdollars), never below zero');
+    assert.ok(debits[0]!.metadata.shortfall_micro_usd > 0, JSON.stringify(debits[0]));
+    assert.equal((await get(user, '/v2/usage')).body.extra.wallet_micro_usd, 0);
+  });
 });
