@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { billing, type TransactItem } from '#billing/index.js';
 import { keys } from '#platform/table/keys.js';
+import { queryAll } from '#platform/table/queries.js';
 import type { TableRef } from '#platform/table/table.js';
 
 /**
@@ -239,21 +240,12 @@ export async function seedFast(
 
 /** The account's balance and ledger items (its partition's `TXN…` items), the account id and transaction ids replaced by placeholders. */
 async function ledgerImage(table: TableRef, accountId: string, entries: readonly SeedEntry[]): Promise<string> {
-  const items: Array<Record<string, unknown>> = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await table.db.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :txn)',
-        ExpressionAttributeValues: { ':pk': keys.account(accountId).pk, ':txn': 'TXN' },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const items = await queryAll(table.db, {
+    TableName: table.tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :txn)',
+    ExpressionAttributeValues: { ':pk': keys.account(accountId).pk, ':txn': 'TXN' },
+    ConsistentRead: true,
+  });
   const { Item: account } = await table.db.send(new GetCommand({ TableName: table.tableName, Key: keys.account(accountId), ConsistentRead: true }));
   let text = JSON.stringify({ balance: account?.balance_micro_usd, items });
   text = text.split(accountId).join('<account>');
