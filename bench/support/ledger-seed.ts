@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { billing, type TransactItem } from '#billing/index.js';
+import { billing } from '#billing/index.js';
 import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
 import type { TableRef } from '#platform/table/table.js';
+import type { TransactItem } from '#platform/table/transactions.js';
 
 /**
  * Ledgers of many transactions for the billing benchmarks, written by the

@@ -20,8 +20,6 @@ import type { TransactItem } from '#platform/table/transactions.js';
  * lowers the counter.
  */
 
-export type { TransactItem } from '#platform/table/transactions.js';
-
 /** Seconds a refused creation is told to wait: a slot frees when some work ends, which the service cannot foresee. */
 export const CONCURRENCY_RETRY_AFTER_SECONDS = 2;
 

@@ -18,7 +18,6 @@ export {
   concurrencyRefusal,
   refusedSlot,
   releaseSlot,
-  type TransactItem,
 } from './concurrency.js';
 export { type RateLimiter, requestRateLimiter } from './rate-limiter.js';
 

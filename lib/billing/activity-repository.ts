@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#platform/table/keys.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
-import type { TransactItem } from './ledger-repository.js';
+import type { TransactItem } from '#platform/table/transactions.js';
 import { addDays, isDay, utcDay } from './model.js';
 
 /**

@@ -8,7 +8,7 @@ import { nameBasedUuid } from '#platform/uuid.js';
 import { type DebitInput, ledgerRepo, type SendItems, transactionView } from './ledger-repository.js';
 
 export { type ActivityCounts, activityUpdate } from './activity-repository.js';
-export { type DebitInput, type DebitResult, ENTRY_ITEM_COUNT, type SendItems, type TransactItem } from './ledger-repository.js';
+export { type DebitInput, type DebitResult, ENTRY_ITEM_COUNT, type SendItems } from './ledger-repository.js';
 export type { BillingTransaction, TransactionStatus, TransactionType } from './model.js';
 export { utcDay } from './model.js';
 

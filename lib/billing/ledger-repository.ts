@@ -28,8 +28,6 @@ import {
  * of the unfiltered list is one range of positions, at any depth.
  */
 
-export type { TransactItem } from '#platform/table/transactions.js';
-
 /** Positions per block counter item. */
 export const BLOCK_SIZE = 100;
 /** Block counters the first Query of a walk reads (about 1 KB), and the most one Query reads as it goes on. */

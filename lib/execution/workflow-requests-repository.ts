@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { acquireSlot, concurrencyRefusal, refusedSlot, releaseSlot } from '#accounts/index.js';
-import { activityUpdate, billing, ENTRY_ITEM_COUNT, type TransactItem, transactionIdFor, utcDay } from '#billing/index.js';
+import { activityUpdate, billing, ENTRY_ITEM_COUNT, transactionIdFor, utcDay } from '#billing/index.js';
 import { type AccountEvent, accountEventPut } from '#events/account-events.js';
 import { appendEvents } from '#events/pages.js';
 import { logger } from '#platform/observability/logger.js';
@@ -9,7 +9,7 @@ import { newestFirstPage } from '#platform/table/index-page.js';
 import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
 import { cancellationReasons, defaultTable, isConditionFailure, nowIso, type TableRef } from '#platform/table/table.js';
-import { transactWrite } from '#platform/table/transactions.js';
+import { type TransactItem, transactWrite } from '#platform/table/transactions.js';
 import { equalityFilter, guardedSet } from '#platform/table/update-expressions.js';
 import { type UsageMeter, usageMeter } from '#usage/index.js';
 import {

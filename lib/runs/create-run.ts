@@ -5,12 +5,13 @@ import { runnability } from '#harnesses/index.js';
 import { type Machine, machineOccupancy } from '#machines/index.js';
 import { UnavailableError, ValidationError } from '#platform/errors.js';
 import { newRunId } from '#platform/ids.js';
+import type { TransactItem } from '#platform/table/transactions.js';
 import { type Chat, chatRunJoin } from '#workflows/index.js';
 import { cancelRun, type EndDeps } from './cancel-run.js';
 import { ChatBusyError, fieldInvalid, HarnessNotRunnableError } from './errors.js';
 import type { RunEventData } from './events.js';
 import { isTerminal, type Run } from './model.js';
-import type { RunsRepo, TransactItem } from './runs-repository.js';
+import type { RunsRepo } from './runs-repository.js';
 import type { CreateRunInput } from './schemas.js';
 
 export interface CreateRunDeps extends EndDeps {

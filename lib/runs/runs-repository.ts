@@ -28,8 +28,6 @@ import { runDebitId } from './run-money.js';
  * the end and its payment together or neither.
  */
 
-export type { TransactItem } from '#platform/table/transactions.js';
-
 export interface RunChange {
   /** Fields of the run to set (`status`, `output`, …). */
   set: Partial<Omit<Run, 'id' | 'account_id' | 'event_seq'>>;

@@ -9,9 +9,10 @@ import { accountLookup } from '#accounts/index.js';
 import { NotFoundError } from '#platform/errors.js';
 import { logger } from '#platform/observability/logger.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
+import type { TransactItem } from '#platform/table/transactions.js';
 import { InsufficientBalanceError, UsageWindowExceededError } from './errors.js';
 import { type FundingAccount, MIN_BALANCE_MICRO_USD, type QuotaDocument, quotaDocument, type WindowsItem } from './model.js';
-import { recordUsageItem, type TransactItem, usageRepo } from './usage-repository.js';
+import { recordUsageItem, usageRepo } from './usage-repository.js';
 
 export { InsufficientBalanceError, UsageWindowExceededError } from './errors.js';
 export { MIN_BALANCE_MICRO_USD, type Mode, type QuotaDocument, WINDOW_SECONDS } from './model.js';

@@ -4,8 +4,6 @@ import { defaultTable, type TableRef } from '#platform/table/table.js';
 import type { TransactItem } from '#platform/table/transactions.js';
 import { utcMonth, WINDOW_ATTRIBUTES, WINDOW_KINDS, type WindowsItem, windowAt } from './model.js';
 
-export type { TransactItem } from '#platform/table/transactions.js';
-
 /**
  * The account's windows item (docs/data-model.md, usage windows): one item
  * holding both windows and the month's extra spend, so a check is one
