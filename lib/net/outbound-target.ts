@@ -43,7 +43,8 @@ export interface Resolved {
 /** A host's addresses, as DNS answers them. */
 export type LookupHost = (host: string) => Promise<Resolved[]>;
 
-const systemLookup: LookupHost = async (host) =>
+/** DNS as the system resolves it: every address, in its order. */
+export const systemLookup: LookupHost = async (host) =>
   (await dnsLookup(host, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family as 4 | 6 }));
 
 /**

@@ -1,14 +1,11 @@
-import { isIP } from 'node:net';
 import { normalizeHostname } from '#net/address-guard.js';
 import { type OutboundSettings, outboundSettings } from '#net/outbound-settings.js';
-import { checkedUrl, type LookupHost, resolveChecked } from '#net/outbound-target.js';
+import { checkedUrl, type LookupHost, resolveChecked, systemLookup } from '#net/outbound-target.js';
 import { ValidationError } from '#platform/errors.js';
 import { Failure } from '#platform/failure.js';
 
 /** How long the host of an endpoint URL may take to resolve when it is registered. */
 const RESOLVE_TIMEOUT_MS = 5_000;
-
-export type ResolveHost = (host: string) => Promise<string[]>;
 
 /** The guarded client's refusals as the codes of a registered URL's 422. */
 const CODES: Record<string, string> = { invalid_url: 'invalid_url', insecure_url: 'insecure_url', network_error: 'url_not_resolvable' };
@@ -24,12 +21,11 @@ const CODES: Record<string, string> = { invalid_url: 'invalid_url', insecure_url
  * 422 `validation_failed` naming `/url`. Delivery checks again, so a host
  * that later resolves elsewhere is refused then.
  */
-export async function checkEndpointUrl(text: string, settings: OutboundSettings = outboundSettings(), resolve?: ResolveHost): Promise<void> {
+export async function checkEndpointUrl(text: string, settings: OutboundSettings = outboundSettings(), lookup: LookupHost = systemLookup): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const until = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(Object.assign(new Error('timed out'), { code: 'ETIMEOUT' })), RESOLVE_TIMEOUT_MS);
   });
-  const lookup: LookupHost | undefined = resolve && (async (host) => (await resolve(host)).map((address) => ({ address, family: isIP(address) as 4 | 6 })));
   try {
     const url = checkedUrl(text, settings);
     if (settings.allowedHostnames.has(normalizeHostname(url.hostname))) return;

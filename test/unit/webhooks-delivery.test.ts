@@ -241,7 +241,7 @@ describe('checkEndpointUrl', () => {
   const resolveTo =
     (...addresses: string[]) =>
     async () =>
-      addresses;
+      addresses.map((address) => ({ address, family: 4 as const }));
   const refusal = async (url: string, s = settings(), resolve = resolveTo('93.184.216.34')) => {
     try {
       await checkEndpointUrl(url, s, resolve);
