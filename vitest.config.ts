@@ -70,6 +70,8 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
+          // The real app, synthesized once for the tier (every function bundled).
+          globalSetup: ['test/infra/global-setup.ts'],
           // Synthesis bundles every function with esbuild and runs cdk-nag.
           testTimeout: 300_000,
           hookTimeout: 300_000,

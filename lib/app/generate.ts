@@ -90,6 +90,11 @@ function registrySource(features: Feature[]): string {
     "/** Every feature's queues (lib/<feature>/queues.ts). */",
     arrayOf('export const FEATURE_QUEUES: readonly QueueDefinition[] = ', spread(features.map((f) => f.queues))),
     '',
+    '/** The same, by feature (lib/<feature>): the CDK app deploys each feature as a nested stack of its own. */',
+    'export const FEATURES: readonly { name: string; endpoints: readonly EndpointContract[]; queues: readonly QueueDefinition[] }[] = [',
+    ...features.map(({ folder, endpoints, queues }) => `  { name: '${folder}', endpoints: ${endpoints ?? '[]'}, queues: ${queues ?? '[]'} },`),
+    '];',
+    '',
   ].join('\n');
 }
 

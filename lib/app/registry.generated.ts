@@ -40,3 +40,21 @@ export const ENDPOINTS: readonly EndpointContract[] = [
 
 /** Every feature's queues (lib/<feature>/queues.ts). */
 export const FEATURE_QUEUES: readonly QueueDefinition[] = [...EVALUATIONS_QUEUES, ...EXECUTION_QUEUES, ...RUNS_QUEUES, ...WEBHOOKS_QUEUES];
+
+/** The same, by feature (lib/<feature>): the CDK app deploys each feature as a nested stack of its own. */
+export const FEATURES: readonly { name: string; endpoints: readonly EndpointContract[]; queues: readonly QueueDefinition[] }[] = [
+  { name: 'app', endpoints: APP_ENDPOINTS, queues: [] },
+  { name: 'accounts', endpoints: ACCOUNTS_ENDPOINTS, queues: [] },
+  { name: 'billing', endpoints: BILLING_ENDPOINTS, queues: [] },
+  { name: 'evaluations', endpoints: EVALUATIONS_ENDPOINTS, queues: EVALUATIONS_QUEUES },
+  { name: 'execution', endpoints: EXECUTION_ENDPOINTS, queues: EXECUTION_QUEUES },
+  { name: 'harnesses', endpoints: HARNESSES_ENDPOINTS, queues: [] },
+  { name: 'hooks', endpoints: HOOKS_ENDPOINTS, queues: [] },
+  { name: 'interactions', endpoints: INTERACTIONS_ENDPOINTS, queues: [] },
+  { name: 'machines', endpoints: MACHINES_ENDPOINTS, queues: [] },
+  { name: 'memory', endpoints: MEMORY_ENDPOINTS, queues: [] },
+  { name: 'runs', endpoints: RUNS_ENDPOINTS, queues: RUNS_QUEUES },
+  { name: 'usage', endpoints: USAGE_ENDPOINTS, queues: [] },
+  { name: 'webhooks', endpoints: WEBHOOKS_ENDPOINTS, queues: WEBHOOKS_QUEUES },
+  { name: 'workflows', endpoints: WORKFLOWS_ENDPOINTS, queues: [] },
+];

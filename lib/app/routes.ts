@@ -1,5 +1,6 @@
 import type { AuthScheme, EndpointContract, HttpMethod, TableAccess } from '#platform/http/contract.js';
-import { ENDPOINTS } from './registry.generated.js';
+import type { QueueDefinition } from '#platform/queues.js';
+import { ENDPOINTS, FEATURES } from './registry.generated.js';
 
 /**
  * A route as the CDK stack and the local gateway serve it: the part of an
@@ -38,3 +39,13 @@ export const routeOf = (contract: EndpointContract): RouteDefinition => {
 
 /** The one route table: every feature's contracts (lib/app/registry.generated.ts), as routes. */
 export const ROUTES: readonly RouteDefinition[] = ENDPOINTS.map(routeOf);
+
+/** A feature's routes and queues: the CDK app deploys each as a nested stack (infra/feature-stack.ts). */
+export interface FeatureLayout {
+  name: string;
+  routes: readonly RouteDefinition[];
+  queues: readonly QueueDefinition[];
+}
+
+/** Every feature of lib/ with its routes and queues, in the registry's order. */
+export const FEATURE_LAYOUT: readonly FeatureLayout[] = FEATURES.map(({ name, endpoints, queues }) => ({ name, routes: endpoints.map(routeOf), queues }));

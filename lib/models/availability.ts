@@ -6,7 +6,7 @@
 export const PROVIDER_CONFIGURED: Record<string, () => boolean> = {
   local: () => true,
   // OPENAI_CONFIGURED: set by the stack on functions that check but never call.
-  openai: () => Boolean(process.env.OPENAI_API_KEY) || process.env.OPENAI_CONFIGURED === 'true',
+  openai: () => Boolean(process.env.OPENAI_API_KEY || process.env.OPENAI_API_KEY_SECRET_ARN) || process.env.OPENAI_CONFIGURED === 'true',
   // The function's own role in AWS; elsewhere only when asked for.
   bedrock: () => Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME) || process.env.BEDROCK_ENABLED === 'true',
 };

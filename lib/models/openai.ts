@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import { openaiApiKey } from './openai-key.js';
 import type { ChatMessage, Completion, CompletionRequest, ModelProvider, ToolCall, ToolSpec } from './types.js';
 
 /**
@@ -15,7 +16,7 @@ async function createChatCompletion(body: OpenAI.Chat.ChatCompletionCreateParams
   const base = (process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1').replace(/\/+$/, '');
   const response = await fetch(`${base}/chat/completions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${process.env.OPENAI_API_KEY ?? ''}`, 'content-type': 'application/json', accept: 'application/json' },
+    headers: { authorization: `Bearer ${await openaiApiKey()}`, 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(body),
     signal,
   });
@@ -77,7 +78,7 @@ const toolCallsOf = (message: ChatCompletionMessage | undefined): ToolCall[] =>
 
 /**
  * Any OpenAI-compatible chat completions endpoint: `OPENAI_BASE_URL`
- * (default the OpenAI API) and `OPENAI_API_KEY` from the environment.
+ * (default the OpenAI API) and its key (./openai-key.ts: a secret in AWS, `OPENAI_API_KEY` locally).
  */
 export const openaiProvider: ModelProvider = {
   async complete(request: CompletionRequest): Promise<Completion> {

@@ -1,427 +1,252 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { App, type CfnElement, Validations } from 'aws-cdk-lib';
-import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { test } from 'vitest';
-import { ROUTES, type RouteDefinition } from '#app/routes.js';
-import type { QueueDefinition } from '#platform/queues.js';
+import { inject, test } from 'vitest';
+import { FEATURE_LAYOUT, ROUTES } from '#app/routes.js';
+import { queueUrlVariable } from '#platform/queues.js';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
 import { keys } from '#platform/table/keys.js';
-import { cloudFrontPathPattern, outboundEnvironmentOf, queueUrlEnvName, REPO_ROOT, WorkflowServiceStack, workerEnvironmentOf } from '../../infra/stack.js';
+import { RESOURCE_BUDGET, resourceCounts } from '../../infra/resource-report.js';
+import { cloudFrontPathPattern } from '../../infra/stack.js';
+import { type AssemblyStack, type Resource, readStacks, resourcesOfType, roleOf, roleStatements } from './assembly.js';
 
-// One synthesis for the whole file (every function is bundled with esbuild).
-// The real route table (with its two streams: a request's live stream and a
-// run's events) and a test queue.
-const STREAM_ROUTES: RouteDefinition[] = ROUTES.filter((r) => r.streaming);
-assert.deepEqual(
-  STREAM_ROUTES.map((r) => r.path),
-  ['/v1/workflow-requests/{id}/listen', '/v2/runs/{id}/events'],
-);
-const TEST_QUEUE: QueueDefinition = {
-  name: 'test-jobs',
-  worker: 'test/infra/fixtures/worker.ts',
-  deadLetterWorker: 'test/infra/fixtures/dead-letter.ts',
-  visibilityTimeoutSeconds: 90,
-  workerTimeoutSeconds: 30,
-  maxReceiveCount: 4,
-  batchSize: 7,
-  maxBatchingWindowSeconds: 2,
-  table: 'readwrite',
-  invokesModels: true,
+// The real app as `cdk synth` builds it (test/infra/global-setup.ts): every route, queue and feature.
+const dir = inject('assemblyDir');
+const stacks = readStacks(dir);
+const root = stacks[0]!;
+const nested = stacks.slice(1);
+const httpRoutes = ROUTES.filter((r) => !r.streaming);
+const streamRoutes = ROUTES.filter((r) => r.streaming);
+const queues = FEATURE_LAYOUT.flatMap((f) => f.queues);
+const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase());
+const stackOf = (name: string): AssemblyStack => {
+  const found = stacks.find((s) => s.name === name);
+  assert.ok(found, `no nested stack ${name}`);
+  return found;
 };
-const routes: RouteDefinition[] = [...ROUTES];
-const httpRoutes = routes.filter((r) => !r.streaming);
-
-// Same feature flags as `cdk synth` (cdk.json), same cdk-nag plugin as infra/app.ts.
-const cdkJson = JSON.parse(readFileSync(resolve(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
-const app = new App({ context: cdkJson.context });
-const stack = new WorkflowServiceStack(app, 'WorkflowServiceTest', {
-  routes,
-  queues: [TEST_QUEUE],
-  // The outbound settings under an earlier name (HTTP_NODE_ALLOWED_HOSTS) and their own (OUTBOUND_ALLOW_INSECURE).
-  workerEnvironment: { HTTP_NODE_ALLOWED_HOSTS: '10.0.0.0/8', OUTBOUND_ALLOW_INSECURE: 'true', OPENAI_API_KEY: 'test-key' },
-});
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
-
-// Unacknowledged cdk-nag findings make synthesis throw (the report is in the error).
-let template: Template | undefined;
-let synthError: unknown;
-try {
-  template = Template.fromStack(stack);
-} catch (error) {
-  synthError = error;
-}
-const tpl = (): Template => {
-  assert.ok(template, `synthesis failed: ${String(synthError)}`);
-  return template;
-};
-
-// biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are whatever each resource type defines
-type Resources = Record<string, { Type: string; Properties?: Record<string, any>; DependsOn?: string | string[]; DeletionPolicy?: string }>;
-const resources = (): Resources => tpl().toJSON().Resources as Resources;
-const logicalId = (element: CfnElement | undefined): string => {
-  assert.ok(element, 'construct has no CloudFormation resource');
-  return stack.resolve(element.logicalId) as string;
-};
-const functionOf = (id: string) => {
-  const fn = stack.routeFunctions.get(id);
-  assert.ok(fn, `no function for route ${id}`);
-  return fn;
-};
-/** Every IAM action granted to a function's role (inline policies and attached AWS::IAM::Policy). */
-interface Statement {
-  Action: string | string[];
-  Effect: string;
-  Condition?: unknown;
-}
-
-/** The Allow statements of a function's role, inline and attached. */
-const statementsOf = (fn: { role?: { node: { defaultChild?: unknown } } }): Statement[] => {
-  const roleId = logicalId(fn.role?.node.defaultChild as CfnElement);
-  const statements: Statement[] = [];
-  const collect = (document: { Statement?: Statement[] }) => {
-    for (const statement of document.Statement ?? []) if (statement.Effect === 'Allow') statements.push(statement);
-  };
-  const role = resources()[roleId];
-  assert.equal(role?.Type, 'AWS::IAM::Role');
-  assert.equal(role.Properties?.ManagedPolicyArns, undefined, 'function roles have no managed policies');
-  for (const policy of role.Properties?.Policies ?? []) collect(policy.PolicyDocument);
-  for (const resource of Object.values(resources())) {
-    if (resource.Type !== 'AWS::IAM::Policy') continue;
-    if ((resource.Properties?.Roles ?? []).some((r: { Ref?: string }) => r.Ref === roleId)) collect(resource.Properties!.PolicyDocument);
+/** The function resource with this description, in whichever stack holds it. */
+const functionByDescription = (description: string): { stack: AssemblyStack; id: string; fn: Resource } => {
+  for (const stack of stacks) {
+    for (const [id, fn] of resourcesOfType(stack, 'AWS::Lambda::Function')) if (fn.Properties?.Description === description) return { stack, id, fn };
   }
-  return statements;
+  assert.fail(`no function described ${description}`);
 };
-const actionsOf = (fn: { role?: { node: { defaultChild?: unknown } } }): string[] => statementsOf(fn).flatMap((s) => [s.Action].flat());
+const actionsOf = (stack: AssemblyStack, fn: Resource): string[] => roleStatements(stack, roleOf(fn)).flatMap((s) => [s.Action].flat());
 
-test('synthesizes with cdk-nag AwsSolutions: no unacknowledged errors or warnings', () => {
-  assert.equal(synthError, undefined, String(synthError));
-  const report = new AwsSolutionsChecks(app).validateScope(app);
+test(`every stack holds at most ${RESOURCE_BUDGET} resources, and twice today's routes and queues would still fit`, () => {
+  const counts = resourceCounts(dir);
+  assert.equal(counts.length, stacks.length);
+  console.log(`Resources per stack (budget ${RESOURCE_BUDGET}):\n${counts.map((c) => `  ${c.stack.padEnd(32)} ${c.resources}`).join('\n')}`);
+  for (const { stack, resources } of counts) assert.ok(resources <= RESOURCE_BUDGET, `${stack}: ${resources} resources`);
+  // A feature's stack grows with its routes and queues: twice each is at most twice its count.
+  for (const { stack, resources } of counts.slice(1)) assert.ok(2 * resources <= RESOURCE_BUDGET, `${stack} doubled: ${2 * resources}`);
+  // The root grows by 6 a queue (queue, dead-letter queue, their two policies, two alarms) and 1 a feature.
+  const rootCount = counts[0]!.resources;
+  const doubled = rootCount + 6 * queues.length + nested.length;
+  assert.ok(doubled <= RESOURCE_BUDGET, `root doubled: ${doubled}`);
+  const perQueue = ['AWS::SQS::Queue', 'AWS::SQS::QueuePolicy'].reduce((n, t) => n + (counts[0]!.types[t] ?? 0), 0);
+  assert.equal(perQueue, 4 * queues.length, 'two queues and two policies a queue');
+});
+
+test('one nested stack per feature with routes or queues, and one for the streams; no export, no import, parameters within CloudFormation’s limit', () => {
+  const expected = ['Streams', ...FEATURE_LAYOUT.filter((f) => f.routes.some((r) => !r.streaming) || f.queues.length).map((f) => pascal(f.name))];
+  assert.deepEqual(nested.map((s) => s.name).sort(), expected.sort());
+  for (const stack of stacks) {
+    const text = JSON.stringify(stack.template);
+    assert.ok(!text.includes('Fn::ImportValue'), `${stack.name} imports`);
+    for (const [name, output] of Object.entries(stack.template.Outputs ?? {})) assert.equal(output.Export, undefined, `${stack.name} exports ${name}`);
+    assert.ok(Object.keys(stack.template.Parameters ?? {}).length <= 200, `${stack.name} parameters`);
+    assert.ok(Object.keys(stack.template.Outputs ?? {}).length <= 200, `${stack.name} outputs`);
+  }
+});
+
+test('table: keys, GSIs, TTL, PITR, on-demand, retained, AWS-managed encryption, in the root', () => {
+  const tables = resourcesOfType(root, 'AWS::DynamoDB::Table');
+  assert.equal(tables.length, 1);
+  for (const stack of nested) assert.equal(resourcesOfType(stack, 'AWS::DynamoDB::Table').length, 0);
+  const [, table] = tables[0]!;
+  assert.equal(table.DeletionPolicy, 'Retain');
+  const p = table.Properties!;
+  assert.deepEqual(p.KeySchema, [
+    { AttributeName: TABLE_DEFINITION.partitionKey, KeyType: 'HASH' },
+    { AttributeName: TABLE_DEFINITION.sortKey, KeyType: 'RANGE' },
+  ]);
   assert.deepEqual(
-    report.violations.map((v) => `${v.ruleName} ${v.severity} ${v.violatingResources.map((r) => r.constructPath).join(', ')}`),
-    [],
+    p.GlobalSecondaryIndexes.map((i: { IndexName: string }) => i.IndexName),
+    TABLE_DEFINITION.globalSecondaryIndexes.map((i) => i.indexName),
   );
-  const annotations = Annotations.fromStack(stack);
-  assert.deepEqual(annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*')), []);
-  assert.deepEqual(annotations.findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*')), []);
+  assert.deepEqual(p.TimeToLiveSpecification, { AttributeName: TABLE_DEFINITION.ttlAttribute, Enabled: true });
+  assert.deepEqual(p.PointInTimeRecoverySpecification, { PointInTimeRecoveryEnabled: true });
+  assert.equal(p.BillingMode, 'PAY_PER_REQUEST');
 });
 
-test('no circular dependencies between resources', () => {
-  const all = resources();
-  const edges = new Map<string, Set<string>>();
-  const walk = (value: unknown, into: Set<string>): void => {
-    if (Array.isArray(value)) for (const v of value) walk(v, into);
-    else if (value && typeof value === 'object') {
-      const object = value as Record<string, unknown>;
-      if (typeof object.Ref === 'string' && object.Ref in all) into.add(object.Ref);
-      const getAtt = object['Fn::GetAtt'];
-      if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') into.add(getAtt[0]);
-      for (const v of Object.values(object)) walk(v, into);
-    }
-  };
-  for (const [id, resource] of Object.entries(all)) {
-    const into = new Set<string>([resource.DependsOn ?? []].flat());
-    walk(resource.Properties, into);
-    edges.set(id, into);
-  }
-  const state = new Map<string, 'visiting' | 'done'>();
-  const visit = (id: string, path: string[]): void => {
-    state.set(id, 'visiting');
-    for (const next of edges.get(id) ?? []) {
-      if (state.get(next) === 'visiting') assert.fail(`cycle: ${[...path, next].join(' -> ')}`);
-      if (!state.has(next)) visit(next, [...path, next]);
-    }
-    state.set(id, 'done');
-  };
-  for (const id of edges.keys()) if (!state.has(id)) visit(id, [id]);
-});
-
-test('table: keys, GSIs, TTL, PITR, on-demand, retained, AWS-managed encryption', () => {
-  const attributes = new Set<string>([TABLE_DEFINITION.partitionKey, TABLE_DEFINITION.sortKey]);
-  for (const index of TABLE_DEFINITION.globalSecondaryIndexes) attributes.add(index.partitionKey).add(index.sortKey);
-  tpl().resourceCountIs('AWS::DynamoDB::Table', 1);
-  tpl().hasResource('AWS::DynamoDB::Table', {
-    DeletionPolicy: 'Retain',
-    UpdateReplacePolicy: 'Retain',
-    Properties: {
-      KeySchema: [
-        { AttributeName: TABLE_DEFINITION.partitionKey, KeyType: 'HASH' },
-        { AttributeName: TABLE_DEFINITION.sortKey, KeyType: 'RANGE' },
-      ],
-      AttributeDefinitions: Match.arrayEquals([...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' }))),
-      GlobalSecondaryIndexes: TABLE_DEFINITION.globalSecondaryIndexes.map((index) => ({
-        IndexName: index.indexName,
-        KeySchema: [
-          { AttributeName: index.partitionKey, KeyType: 'HASH' },
-          { AttributeName: index.sortKey, KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'ALL' },
-      })),
-      TimeToLiveSpecification: { AttributeName: TABLE_DEFINITION.ttlAttribute, Enabled: true },
-      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-      BillingMode: 'PAY_PER_REQUEST',
-      SSESpecification: { SSEEnabled: true },
-    },
-  });
-});
-
-test('one nodejs22.x arm64 function per HTTP route, plus one per stream, the worker and the dead-letter worker', () => {
-  const functions = Object.values(resources()).filter((r) => r.Type === 'AWS::Lambda::Function');
-  assert.equal(functions.length, httpRoutes.length + STREAM_ROUTES.length + 2);
+test('a nodejs22.x arm64 function per HTTP route, stream, worker and dead-letter worker, each with its log group', () => {
+  const functions = stacks.flatMap((s) => resourcesOfType(s, 'AWS::Lambda::Function').map(([, fn]) => fn));
+  const workers = queues.length + queues.filter((q) => q.deadLetterWorker).length;
+  assert.equal(functions.length, httpRoutes.length + streamRoutes.length + workers);
   for (const fn of functions) {
     assert.equal(fn.Properties?.Runtime, 'nodejs22.x');
     assert.deepEqual(fn.Properties?.Architectures, ['arm64']);
     assert.equal(fn.Properties?.Handler, 'index.handler');
     assert.ok(fn.Properties?.LoggingConfig?.LogGroup, 'explicit log group');
     const env = fn.Properties?.Environment?.Variables as Record<string, unknown>;
-    for (const name of ['TABLE_NAME', 'QUEUE_PREFIX', 'POWERTOOLS_SERVICE_NAME', queueUrlEnvName(TEST_QUEUE.name)]) assert.ok(env[name], `${name} set`);
+    for (const name of ['TABLE_NAME', 'QUEUE_PREFIX', 'POWERTOOLS_SERVICE_NAME', ...queues.map((q) => queueUrlVariable(q.name))])
+      assert.ok(env[name], `${name} set`);
     assert.equal(env.NODE_OPTIONS, '--enable-source-maps');
-    // Every function may check that the OpenAI-compatible provider is configured; only workers get its key.
-    assert.equal(env.OPENAI_CONFIGURED, 'true');
-    assert.equal(
-      env.OPENAI_API_KEY !== undefined,
-      String(fn.Properties?.Description ?? '').startsWith('Worker for queue'),
-      `${String(fn.Properties?.Description)}: OPENAI_API_KEY only on workers`,
-    );
+    assert.equal(env.OPENAI_API_KEY, undefined, 'no key in any environment');
   }
+  const logGroups = stacks.reduce((n, s) => n + resourcesOfType(s, 'AWS::Logs::LogGroup').length, 0);
+  assert.equal(logGroups, functions.length + 1, 'one per function, and the API access logs');
   for (const route of httpRoutes) {
-    tpl().hasResourceProperties('AWS::Lambda::Function', {
-      Description: `${route.method} ${route.path}`,
-      MemorySize: route.memoryMb ?? 256,
-      Timeout: route.timeoutSeconds ?? 29,
-      Environment: {
-        Variables: Match.objectLike({
-          BASE_URL: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalId(stack.distribution.node.defaultChild as CfnElement), 'DomainName'] }]] },
-        }),
-      },
-    });
+    const { fn } = functionByDescription(`${route.method} ${route.path}`);
+    assert.equal(fn.Properties?.MemorySize, route.memoryMb ?? 256, route.id);
+    assert.equal(fn.Properties?.Timeout, route.timeoutSeconds ?? 29, route.id);
+    assert.match(JSON.stringify(fn.Properties?.Environment?.Variables?.BASE_URL), /DistributionDomainName|Distribution.*DomainName/, route.id);
   }
-  tpl().resourceCountIs('AWS::Logs::LogGroup', httpRoutes.length + STREAM_ROUTES.length + 2 + 1); // + API access logs
-  tpl().allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
 });
 
-test('one HTTP API route per HTTP route, payload format 2.0, $default included', () => {
-  tpl().resourceCountIs('AWS::ApiGatewayV2::Api', 1);
-  tpl().resourceCountIs('AWS::ApiGatewayV2::Route', httpRoutes.length);
-  tpl().resourceCountIs('AWS::ApiGatewayV2::Integration', httpRoutes.length);
-  const all = resources();
-  for (const route of httpRoutes) {
-    const routeKey = route.path === '$default' ? '$default' : `${route.method} ${route.path}`;
-    const found = Object.values(all).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties?.RouteKey === routeKey);
-    assert.equal(found.length, 1, `one route ${routeKey}`);
-    const target = JSON.stringify(found[0]!.Properties?.Target);
-    const integrationId = Object.keys(all).find((id) => all[id]!.Type === 'AWS::ApiGatewayV2::Integration' && target.includes(id));
-    assert.ok(integrationId, `integration of ${routeKey}`);
-    const integration = all[integrationId]!.Properties!;
-    assert.equal(integration.PayloadFormatVersion, '2.0');
-    assert.equal(integration.IntegrationType, 'AWS_PROXY');
-    assert.match(JSON.stringify(integration.IntegrationUri), new RegExp(`"${logicalId(functionOf(route.id).node.defaultChild as CfnElement)}"`));
+test('one HTTP API route per HTTP route in its feature’s stack, payload format 2.0, $default included', () => {
+  assert.equal(resourcesOfType(root, 'AWS::ApiGatewayV2::Api').length, 1);
+  const routes = nested.flatMap((s) => resourcesOfType(s, 'AWS::ApiGatewayV2::Route').map(([, r]) => ({ stack: s, r })));
+  assert.equal(routes.length, httpRoutes.length);
+  for (const feature of FEATURE_LAYOUT) {
+    for (const route of feature.routes.filter((r) => !r.streaming)) {
+      const stack = stackOf(pascal(feature.name));
+      const routeKey = route.path === '$default' ? '$default' : `${route.method} ${route.path}`;
+      const found = resourcesOfType(stack, 'AWS::ApiGatewayV2::Route').filter(([, r]) => r.Properties?.RouteKey === routeKey);
+      assert.equal(found.length, 1, `${feature.name}: one route ${routeKey}`);
+      const target = JSON.stringify(found[0]![1].Properties?.Target);
+      const integration = resourcesOfType(stack, 'AWS::ApiGatewayV2::Integration').find(([id]) => target.includes(id));
+      assert.ok(integration, `integration of ${routeKey}`);
+      assert.equal(integration[1].Properties?.PayloadFormatVersion, '2.0');
+      const { id: fnId, stack: fnStack } = functionByDescription(`${route.method} ${route.path}`);
+      assert.equal(fnStack, stack);
+      assert.match(JSON.stringify(integration[1].Properties?.IntegrationUri), new RegExp(`"${fnId}"`));
+    }
   }
   assert.ok(httpRoutes.some((r) => r.path === '$default'));
-  tpl().hasResourceProperties('AWS::ApiGatewayV2::Stage', {
-    StageName: '$default',
-    AutoDeploy: true,
-    AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
-  });
 });
 
-test('grants follow route.table exactly', () => {
-  const read = ROUTES.find((r) => r.table === 'read' && !r.streaming);
-  const none = ROUTES.find((r) => r.table === 'none' && !r.streaming);
-  const readwrite = ROUTES.find((r) => r.table === 'readwrite' && !r.streaming);
-  assert.ok(read && none && readwrite, 'ROUTES has read, none and readwrite routes');
-
-  const readActions = actionsOf(functionOf(read.id));
-  for (const action of ['dynamodb:GetItem', 'dynamodb:Query']) assert.ok(readActions.includes(action), `${read.id} may ${action}`);
-  for (const action of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
-    assert.ok(!readActions.includes(action), `${read.id} (read) may not ${action}`);
-  }
-  // An authenticated read writes its account's rate log, and nothing else: UpdateItem only on items under RATE#;
-  // a public read (no account to count) may not update at all.
-  const rateWrites = (fn: Parameters<typeof statementsOf>[0]) =>
-    statementsOf(fn)
-      .filter((s) => [s.Action].flat().includes('dynamodb:UpdateItem'))
-      .map((s) => ({ action: s.Action, condition: s.Condition }));
-  for (const route of ROUTES.filter((r) => r.table === 'read')) {
-    const fn = route.streaming ? stack.streamFunctions.get(route.id)?.fn : functionOf(route.id);
-    assert.ok(fn, `no function for ${route.id}`);
+test('grants follow each contract exactly, and functions with the same access share one role', () => {
+  for (const route of ROUTES) {
+    const description = route.streaming ? `Response-streaming function for ${route.method} ${route.path}` : `${route.method} ${route.path}`;
+    const { stack, fn } = functionByDescription(description);
+    const actions = actionsOf(stack, fn);
+    const has = (action: string) => actions.includes(action);
+    assert.equal(has('dynamodb:GetItem'), route.table !== 'none', `${route.id} reads`);
+    assert.equal(has('dynamodb:PutItem'), route.table === 'readwrite', `${route.id} writes`);
+    assert.equal(has('sqs:SendMessage'), route.sends === true, `${route.id} sends`);
+    assert.equal(has('secretsmanager:GetSecretValue'), route.serviceKey === true, `${route.id} reads the service key`);
+    assert.equal(has('bedrock:InvokeModel'), false, `${route.id} invokes no model`);
+    assert.ok(has('logs:PutLogEvents'), `${route.id} writes its logs`);
+    const rateWrites = roleStatements(stack, roleOf(fn)).filter((s) => [s.Action].flat().includes('dynamodb:UpdateItem') && s.Condition);
+    const limited = route.table === 'read' && route.auth !== 'none';
     assert.deepEqual(
-      rateWrites(fn),
-      route.auth === 'none'
-        ? []
-        : [{ action: 'dynamodb:UpdateItem', condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${keys.rateLog('').pk}*`] } } }],
-      `${route.id} (read, auth ${route.auth})`,
+      rateWrites.map((s) => s.Condition),
+      limited ? [{ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${keys.rateLog('').pk}*`] } }] : [],
+      `${route.id}: the rate log only`,
     );
   }
-  const noneActions = actionsOf(functionOf(none.id));
-  assert.deepEqual(
-    noneActions.filter((a) => a.startsWith('dynamodb:')),
-    [],
-    `${none.id} (none) has no dynamodb actions`,
-  );
-  const writeActions = actionsOf(functionOf(readwrite.id));
-  for (const action of ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']) {
-    assert.ok(writeActions.includes(action), `${readwrite.id} (readwrite) may ${action}`);
-  }
-  // Everyone may write its own logs; only routes marked `sends` may enqueue.
-  for (const actions of [readActions, noneActions, writeActions]) assert.ok(actions.includes('logs:PutLogEvents'));
-  for (const route of ROUTES.filter((r) => !r.streaming)) {
-    const sends = actionsOf(functionOf(route.id)).includes('sqs:SendMessage');
-    assert.equal(sends, route.sends === true, `${route.id} ${route.sends ? 'must' : 'must not'} be able to send to the queues`);
+  for (const stack of nested) {
+    const roles = resourcesOfType(stack, 'AWS::IAM::Role').map(([id]) => id);
+    const fns = resourcesOfType(stack, 'AWS::Lambda::Function');
+    const grants = roles.map((id) =>
+      JSON.stringify(
+        roleStatements(stack, id)
+          .filter((s) => ![s.Action].flat().some((a) => a.startsWith('logs:')))
+          .map((s) => [[s.Action].flat().sort(), s.Resource, s.Condition]),
+      ),
+    );
+    assert.equal(new Set(grants).size, roles.length, `${stack.name}: two roles with the same access`);
+    assert.ok(roles.length <= fns.length, `${stack.name}: roles are shared`);
   }
 });
 
-test('queue, DLQ, redrive, worker and dead-letter worker event sources', () => {
-  const queue = stack.queues.get(TEST_QUEUE.name);
-  assert.ok(queue?.deadLetterWorker);
-  const dlqId = logicalId(queue.dlq.node.defaultChild as CfnElement);
-  const queueId = logicalId(queue.queue.node.defaultChild as CfnElement);
-  tpl().resourceCountIs('AWS::SQS::Queue', 2);
-  tpl().hasResourceProperties('AWS::SQS::Queue', {
-    QueueName: `${stack.stackName}-${TEST_QUEUE.name}`,
-    VisibilityTimeout: TEST_QUEUE.visibilityTimeoutSeconds,
-    SqsManagedSseEnabled: true,
-    RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: TEST_QUEUE.maxReceiveCount },
-  });
-  tpl().hasResourceProperties('AWS::SQS::Queue', {
-    QueueName: `${stack.stackName}-${TEST_QUEUE.name}-dlq`,
-    MessageRetentionPeriod: 14 * 24 * 3600,
-    SqsManagedSseEnabled: true,
-  });
-  // enforceSSL on both.
-  for (const id of [queueId, dlqId]) {
-    tpl().hasResourceProperties('AWS::SQS::QueuePolicy', {
-      Queues: [{ Ref: id }],
-      PolicyDocument: {
-        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
-      },
-    });
-  }
-  tpl().hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-    EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
-    FunctionName: { Ref: logicalId(queue.worker.node.defaultChild as CfnElement) },
-    BatchSize: TEST_QUEUE.batchSize,
-    MaximumBatchingWindowInSeconds: TEST_QUEUE.maxBatchingWindowSeconds,
-    FunctionResponseTypes: ['ReportBatchItemFailures'],
-  });
-  tpl().hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-    EventSourceArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
-    FunctionName: { Ref: logicalId(queue.deadLetterWorker.node.defaultChild as CfnElement) },
-    FunctionResponseTypes: ['ReportBatchItemFailures'],
-  });
-  tpl().hasResourceProperties('AWS::Lambda::Function', {
-    Description: `Worker for queue ${TEST_QUEUE.name}`,
-    Timeout: TEST_QUEUE.workerTimeoutSeconds,
-    Environment: {
-      Variables: Match.objectLike({
-        [queueUrlEnvName(TEST_QUEUE.name)]: { Ref: queueId },
-        OUTBOUND_ALLOWED_HOSTS: '10.0.0.0/8',
-        OUTBOUND_ALLOW_INSECURE: 'true',
-      }),
-    },
-  });
-  const workerVariables = resources()[logicalId(queue.worker.node.defaultChild as CfnElement)]!.Properties?.Environment?.Variables as Record<string, unknown>;
-  assert.equal(workerVariables.HTTP_NODE_ALLOWED_HOSTS, undefined, 'the stack sets the outbound settings under their own names');
-  const workerActions = actionsOf(queue.worker);
-  for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage', 'dynamodb:PutItem', 'bedrock:InvokeModel']) {
-    assert.ok(workerActions.includes(action), `worker may ${action}`);
-  }
-  assert.ok(!actionsOf(queue.deadLetterWorker!).includes('bedrock:InvokeModel'), 'only the worker invokes models');
-});
-
-test('worker environment: outbound settings under their own names, earlier names (aliases) accepted, the own name preferred', () => {
-  assert.deepEqual(workerEnvironmentOf(undefined), {});
-  assert.deepEqual(workerEnvironmentOf({ HTTP_NODE_ALLOWED_HOSTS: '10.0.0.0/8', HTTP_NODE_ALLOW_INSECURE: 'true', OPENAI_BASE_URL: 'https://llm' }), {
-    OUTBOUND_ALLOWED_HOSTS: '10.0.0.0/8',
-    OUTBOUND_ALLOW_INSECURE: 'true',
-    OPENAI_BASE_URL: 'https://llm',
-  });
-  assert.deepEqual(
-    workerEnvironmentOf({
-      OUTBOUND_ALLOWED_HOSTS: 'new.internal',
-      HTTP_NODE_ALLOWED_HOSTS: 'old.internal',
-      OUTBOUND_ALLOW_INSECURE: 'false',
-      HTTP_NODE_ALLOW_INSECURE: 'true',
-    }),
-    { OUTBOUND_ALLOWED_HOSTS: 'new.internal', OUTBOUND_ALLOW_INSECURE: 'false' },
-  );
-});
-
-test('routes marked outbound (the harness tools listing, webhook endpoint URLs checked at create and update) get the outbound settings and nothing else of the workers’ environment', () => {
-  assert.deepEqual(outboundEnvironmentOf({ HTTP_NODE_ALLOWED_HOSTS: '10.0.0.0/8', OPENAI_API_KEY: 'k' }), { OUTBOUND_ALLOWED_HOSTS: '10.0.0.0/8' });
-  assert.deepEqual(outboundEnvironmentOf(undefined), {});
-  const outbound = httpRoutes.filter((r) => r.outbound).map((r) => r.id);
-  assert.deepEqual(outbound, ['HarnessesTools', 'WebhookEndpointsCreate', 'WebhookEndpointsUpdate']);
-  for (const route of httpRoutes) {
-    const variables = resources()[logicalId(functionOf(route.id).node.defaultChild as CfnElement)]!.Properties?.Environment?.Variables as Record<
-      string,
-      unknown
-    >;
-    const expected = route.outbound ? ['10.0.0.0/8', 'true'] : [undefined, undefined];
-    assert.deepEqual([variables.OUTBOUND_ALLOWED_HOSTS, variables.OUTBOUND_ALLOW_INSECURE], expected, route.id);
-    assert.equal(variables.OPENAI_API_KEY, undefined, route.id);
+test('queues and dead-letter queues in the root; workers, dead-letter workers and their event sources in the feature’s stack', () => {
+  assert.equal(resourcesOfType(root, 'AWS::SQS::Queue').length, 2 * queues.length);
+  for (const feature of FEATURE_LAYOUT) {
+    for (const q of feature.queues) {
+      const [queueId, queue] = resourcesOfType(root, 'AWS::SQS::Queue').find(([, r]) => r.Properties?.QueueName === `WorkflowService-${q.name}`)!;
+      const [dlqId] = resourcesOfType(root, 'AWS::SQS::Queue').find(([, r]) => r.Properties?.QueueName === `WorkflowService-${q.name}-dlq`)!;
+      assert.equal(queue.Properties?.VisibilityTimeout, q.visibilityTimeoutSeconds);
+      assert.deepEqual(queue.Properties?.RedrivePolicy, { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: q.maxReceiveCount });
+      assert.equal(queue.Properties?.SqsManagedSseEnabled, true);
+      for (const id of [queueId, dlqId]) {
+        const policy = resourcesOfType(root, 'AWS::SQS::QueuePolicy').find(([, r]) => JSON.stringify(r.Properties?.Queues) === JSON.stringify([{ Ref: id }]));
+        assert.match(JSON.stringify(policy?.[1].Properties?.PolicyDocument), /aws:SecureTransport/);
+      }
+      const stack = stackOf(pascal(feature.name));
+      const { id: workerId, fn: worker } = functionByDescription(`Worker for queue ${q.name}`);
+      const mapping = resourcesOfType(stack, 'AWS::Lambda::EventSourceMapping').find(([, r]) => r.Properties?.FunctionName?.Ref === workerId);
+      assert.ok(mapping, `event source of ${q.name}`);
+      assert.equal(mapping[1].Properties?.BatchSize, q.batchSize);
+      assert.equal(mapping[1].Properties?.MaximumBatchingWindowInSeconds ?? 0, q.maxBatchingWindowSeconds);
+      assert.deepEqual(mapping[1].Properties?.FunctionResponseTypes, ['ReportBatchItemFailures']);
+      assert.equal(worker.Properties?.Timeout, q.workerTimeoutSeconds);
+      const actions = actionsOf(stack, worker);
+      for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage'])
+        assert.ok(actions.includes(action), `${q.name} worker may ${action}`);
+      assert.equal(actions.includes('bedrock:InvokeModel'), q.invokesModels === true, `${q.name}: models`);
+      if (q.deadLetterWorker) {
+        const { fn: dead } = functionByDescription(`Dead-letter worker for queue ${q.name}`);
+        assert.ok(!actionsOf(stack, dead).includes('bedrock:InvokeModel'), 'only the worker invokes models');
+      }
+    }
   }
 });
 
-test('a response-streaming function URL per streaming route, each served through CloudFront with the API', () => {
-  assert.deepEqual(
-    [...stack.streamFunctions.keys()],
-    STREAM_ROUTES.map((r) => r.id),
-  );
-  tpl().resourceCountIs('AWS::Lambda::Url', STREAM_ROUTES.length);
-  const distribution = Object.values(resources()).filter((r) => r.Type === 'AWS::CloudFront::Distribution');
-  assert.equal(distribution.length, 1);
-  const config = distribution[0]!.Properties!.DistributionConfig;
-  const origins = config.Origins as Array<{ Id: string; DomainName: unknown }>;
-  const apiOrigin = origins.find((o) => JSON.stringify(o.DomainName).includes(logicalId(stack.httpApi.node.defaultChild as CfnElement)));
-  assert.ok(apiOrigin);
-  const streamOrigins = new Map<string, string>();
-  for (const route of STREAM_ROUTES) {
-    const { fn, url } = stack.streamFunctions.get(route.id)!;
-    const fnId = logicalId(fn.node.defaultChild as CfnElement);
-    tpl().hasResourceProperties('AWS::Lambda::Url', { AuthType: 'NONE', InvokeMode: 'RESPONSE_STREAM', TargetFunctionArn: { 'Fn::GetAtt': [fnId, 'Arn'] } });
-    const props = resources()[fnId]!.Properties!;
-    // The streaming function cannot reference the distribution (cycle), so no BASE_URL without a baseUrl prop.
-    assert.equal(props.Environment?.Variables?.BASE_URL, undefined, route.id);
-    assert.equal(props.Timeout, route.timeoutSeconds ?? 900, route.id);
-    const origin = origins.find((o) => JSON.stringify(o.DomainName).includes(logicalId(url.node.defaultChild as CfnElement)));
-    assert.ok(origin, `origin of ${route.id}`);
-    streamOrigins.set(cloudFrontPathPattern(route.path), origin.Id);
+test('a response-streaming function URL per streaming route, served by CloudFront beside the API', () => {
+  const streams = stackOf('Streams');
+  assert.equal(resourcesOfType(streams, 'AWS::Lambda::Url').length, streamRoutes.length);
+  for (const [, url] of resourcesOfType(streams, 'AWS::Lambda::Url')) {
+    assert.equal(url.Properties?.AuthType, 'NONE');
+    assert.equal(url.Properties?.InvokeMode, 'RESPONSE_STREAM');
   }
-
-  const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
-  const ALL_METHODS = ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'];
-  assert.equal(config.DefaultCacheBehavior.TargetOriginId, apiOrigin.Id);
-  assert.deepEqual([...config.DefaultCacheBehavior.AllowedMethods].sort(), [...ALL_METHODS].sort());
-  assert.equal(config.DefaultCacheBehavior.OriginRequestPolicyId, ALL_VIEWER_EXCEPT_HOST_HEADER);
-  const patterns = STREAM_ROUTES.map((r) => cloudFrontPathPattern(r.path));
-  assert.deepEqual(patterns, ['/v1/workflow-requests/*/listen', '/v2/runs/*/events']);
-  for (const pattern of patterns) {
-    // biome-ignore lint/suspicious/noExplicitAny: a CloudFront behavior as synthesized, read field by field
-    const behavior = (config.CacheBehaviors as Array<Record<string, any>>).find((b) => b.PathPattern === pattern);
-    assert.ok(behavior, `behavior for ${pattern}`);
-    assert.equal(behavior.TargetOriginId, streamOrigins.get(pattern));
-    assert.equal(behavior.OriginRequestPolicyId, ALL_VIEWER_EXCEPT_HOST_HEADER);
-    assert.deepEqual(behavior.CachePolicyId, config.DefaultCacheBehavior.CachePolicyId);
+  for (const route of streamRoutes) {
+    const { fn, stack } = functionByDescription(`Response-streaming function for ${route.method} ${route.path}`);
+    assert.equal(stack, streams);
+    assert.equal(fn.Properties?.Timeout, route.timeoutSeconds ?? 900);
+    // A streaming function cannot reference the distribution (cycle): no BASE_URL without the baseUrl context.
+    assert.equal(fn.Properties?.Environment?.Variables?.BASE_URL, undefined);
   }
-  // Authorization reaches the origins only via the cache policy; TTLs keep it from caching.
-  tpl().hasResourceProperties('AWS::CloudFront::CachePolicy', {
-    CachePolicyConfig: {
-      MinTTL: 0,
-      DefaultTTL: 0,
-      MaxTTL: 1,
-      ParametersInCacheKeyAndForwardedToOrigin: Match.objectLike({
-        HeadersConfig: { HeaderBehavior: 'whitelist', Headers: ['Authorization'] },
-        QueryStringsConfig: { QueryStringBehavior: 'all' },
-        CookiesConfig: { CookieBehavior: 'all' },
-      }),
-    },
-  });
+  const [, distribution] = resourcesOfType(root, 'AWS::CloudFront::Distribution')[0]!;
+  const config = distribution.Properties!.DistributionConfig;
+  const patterns = (config.CacheBehaviors as { PathPattern: string; TargetOriginId: string }[]).map((b) => b.PathPattern).sort();
+  assert.deepEqual(patterns, streamRoutes.map((r) => cloudFrontPathPattern(r.path)).sort());
+  for (const behavior of config.CacheBehaviors as { TargetOriginId: string }[]) {
+    const origin = (config.Origins as { Id: string; DomainName: unknown }[]).find((o) => o.Id === behavior.TargetOriginId);
+    assert.match(JSON.stringify(origin?.DomainName), /Streams.*Outputs/, 'a stream origin is a URL of the Streams stack');
+  }
 });
 
-test('outputs: ApiUrl, BaseUrl, a StreamUrl per streaming route, TableName', () => {
-  for (const name of ['ApiUrl', 'BaseUrl', ...STREAM_ROUTES.map((r) => `StreamUrl${r.id}`), 'TableName']) tpl().hasOutput(name, {});
-  tpl().hasOutput('TableName', { Value: { Ref: logicalId(stack.table.node.defaultChild as CfnElement) } });
+test('alarms: dead letters and the oldest message of every queue, the API’s 5xx rate, every function’s errors and throttles; a dashboard; a topic', () => {
+  const alarms = stacks.flatMap((s) => resourcesOfType(s, 'AWS::CloudWatch::Alarm').map(([id, r]) => ({ stack: s, id, r })));
+  const rootAlarms = alarms.filter((a) => a.stack === root).map((a) => JSON.stringify(a.r.Properties));
+  for (const q of queues) {
+    assert.ok(
+      rootAlarms.some((a) => a.includes('ApproximateNumberOfMessagesVisible') && a.includes(`${q.name.replace(/-/g, '')}Dlq`)),
+      `${q.name}: dead letters`,
+    );
+    assert.ok(
+      rootAlarms.some((a) => a.includes('ApproximateAgeOfOldestMessage') && a.includes(`${q.name.replace(/-/g, '')}Queue`)),
+      `${q.name}: oldest message`,
+    );
+  }
+  assert.ok(rootAlarms.some((a) => a.includes('5xx')));
+  for (const stack of nested) {
+    const watched = alarms
+      .filter((a) => a.stack === stack)
+      .map((a) => JSON.stringify(a.r.Properties))
+      .join();
+    for (const [id] of resourcesOfType(stack, 'AWS::Lambda::Function')) {
+      assert.ok(watched.includes(`"Ref":"${id}"`), `${stack.name}/${id} is watched`);
+    }
+  }
+  for (const { r } of alarms) assert.ok((r.Properties?.AlarmActions ?? []).length === 1, 'every alarm notifies the topic');
+  assert.equal(resourcesOfType(root, 'AWS::CloudWatch::Dashboard').length, 1);
+  assert.equal(resourcesOfType(root, 'AWS::SNS::Topic').length, 1);
+});
+
+test('outputs: ApiUrl, BaseUrl, a StreamUrl per streaming route, TableName, AlarmTopicArn', () => {
+  const outputs = Object.keys(root.template.Outputs ?? {});
+  for (const name of ['ApiUrl', 'BaseUrl', ...streamRoutes.map((r) => `StreamUrl${r.id}`), 'TableName', 'AlarmTopicArn'])
+    assert.ok(outputs.includes(name), name);
 });
