@@ -12,12 +12,12 @@ import { json } from '#platform/http/responses.js';
 export const makeHandler = (deps: { tokens: TokensRepo; rates?: RateLimiter } = { tokens: tokensRepo() }) =>
   httpHandler(ApiTokensList, { auth: bearerAuth(deps.tokens, deps.rates) }, async ({ principal, query }) => {
     const scope = `api-tokens:${principal.accountId}`;
-    const position = query.cursor ? decodeCursor(query.cursor, scope, {}) : undefined;
+    const position = query.cursor ? await decodeCursor(query.cursor, scope, {}) : undefined;
     if (position && (typeof position.after !== 'string' || !position.after.startsWith('TOKEN#'))) throw new CursorInvalidError();
     const page = await deps.tokens.list(principal.accountId, { limit: query.limit, after: position?.after as string | undefined });
     return json(200, {
       tokens: page.tokens.map(listedToken),
-      next_cursor: page.nextAfter ? encodeCursor(scope, {}, { after: page.nextAfter }) : null,
+      next_cursor: page.nextAfter ? await encodeCursor(scope, {}, { after: page.nextAfter }) : null,
       has_more: page.nextAfter !== undefined,
     });
   });

@@ -17,12 +17,12 @@ const isPosition = (p: Record<string, unknown>): p is Position =>
 export const makeHandler = (deps: { tokens: TokensRepo; harnesses: HarnessesRepo } = { tokens: tokensRepo(), harnesses: harnessesRepo() }) =>
   httpHandler(HarnessesList, { auth: bearerAuth(deps.tokens) }, async ({ principal, query }) => {
     const scope = `harnesses:${principal.accountId}`;
-    const position = query.cursor ? decodeCursor(query.cursor, scope, {}) : undefined;
+    const position = query.cursor ? await decodeCursor(query.cursor, scope, {}) : undefined;
     if (position && !isPosition(position)) throw new CursorInvalidError();
     const page = await deps.harnesses.list(principal.accountId, { limit: query.limit, after: position });
     return json(200, {
       data: page.harnesses.map(harnessListView),
-      page: { has_more: page.next !== undefined, next_cursor: page.next ? encodeCursor(scope, {}, page.next) : null },
+      page: { has_more: page.next !== undefined, next_cursor: page.next ? await encodeCursor(scope, {}, page.next) : null },
     });
   });
 

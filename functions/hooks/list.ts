@@ -13,13 +13,13 @@ import { json } from '#platform/http/responses.js';
 export const makeHandler = (deps: { tokens: TokensRepo; hooks: HooksRepo } = { tokens: tokensRepo(), hooks: hooksRepo() }) =>
   httpHandler(HooksList, { auth: bearerAuth(deps.tokens) }, async ({ principal, query }) => {
     const scope = `hooks:${principal.accountId}`;
-    const after = query.cursor ? decodeCursor(query.cursor, scope, {}).after : undefined;
+    const after = query.cursor ? (await decodeCursor(query.cursor, scope, {})).after : undefined;
     if (query.cursor && (typeof after !== 'string' || !HOOK_POSITION.test(after))) throw new CursorInvalidError();
     const page = await deps.hooks.list(principal.accountId, { limit: query.limit, after: after as string | undefined });
     const now = new Date();
     return json(200, {
       hooks: page.hooks.map((hook) => hookView(hook, serviceEnv.baseUrl, now)),
-      next_cursor: page.nextAfter ? encodeCursor(scope, {}, { after: page.nextAfter }) : null,
+      next_cursor: page.nextAfter ? await encodeCursor(scope, {}, { after: page.nextAfter }) : null,
       has_more: page.nextAfter !== undefined,
     });
   });

@@ -12,14 +12,14 @@ export const makeHandler = (deps: { interactions: InteractionsRepo } = { interac
   httpHandler(InteractionsList, { auth: bearerAuth() }, async ({ principal, query }) => {
     const { cursor, limit, ...filters } = query;
     const scope = `interactions:${principal.accountId}`;
-    const after = cursor ? (decodeCursor(cursor, scope, filters) as { gsi1sk: string; pk: string; sk: string }) : undefined;
+    const after = cursor ? ((await decodeCursor(cursor, scope, filters)) as { gsi1sk: string; pk: string; sk: string }) : undefined;
     if (after && !(typeof after.gsi1sk === 'string' && typeof after.sk === 'string' && typeof after.pk === 'string' && after.pk.startsWith('INTERACTION#'))) {
       throw new CursorInvalidError();
     }
     const page = await deps.interactions.list(principal.accountId, filters, { limit, after });
     return json(200, {
       data: page.interactions.map(interactionView),
-      page: { has_more: page.next !== undefined, next_cursor: page.next ? encodeCursor(scope, filters, page.next) : null },
+      page: { has_more: page.next !== undefined, next_cursor: page.next ? await encodeCursor(scope, filters, page.next) : null },
     });
   });
 

@@ -12,12 +12,12 @@ import { json } from '#platform/http/responses.js';
 export const makeHandler = (deps: { tokens: TokensRepo; machines: MachinesRepo } = { tokens: tokensRepo(), machines: machinesRepo() }) =>
   httpHandler(MachinesList, { auth: bearerAuth(deps.tokens) }, async ({ principal, query }) => {
     const scope = `machines:${principal.accountId}`;
-    const after = query.cursor ? decodeCursor(query.cursor, scope, {}).after : undefined;
+    const after = query.cursor ? (await decodeCursor(query.cursor, scope, {})).after : undefined;
     if (query.cursor && (typeof after !== 'string' || !MACHINE_ID.test(after))) throw new CursorInvalidError();
     const page = await deps.machines.list(principal.accountId, { limit: query.limit, after: after as string | undefined });
     return json(200, {
       machines: page.machines.map(machineView),
-      next_cursor: page.nextAfter ? encodeCursor(scope, {}, { after: page.nextAfter }) : null,
+      next_cursor: page.nextAfter ? await encodeCursor(scope, {}, { after: page.nextAfter }) : null,
       has_more: page.nextAfter !== undefined,
     });
   });

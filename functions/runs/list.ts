@@ -18,12 +18,12 @@ export const makeHandler = (deps: { tokens: TokensRepo; runs: RunsRepo } = { tok
   httpHandler(RunsList, { auth: bearerAuth(deps.tokens) }, async ({ principal, query }) => {
     const scope = `runs:${principal.accountId}`;
     const filters = { status: query.status, harness_id: query.harness_id };
-    const position = query.cursor ? decodeCursor(query.cursor, scope, filters) : undefined;
+    const position = query.cursor ? await decodeCursor(query.cursor, scope, filters) : undefined;
     if (position && !isPosition(position)) throw new CursorInvalidError();
     const page = await deps.runs.list(principal.accountId, filters, { limit: query.limit, after: position });
     return json(200, {
       data: page.runs.map(runView),
-      page: { has_more: page.next !== undefined, next_cursor: page.next ? encodeCursor(scope, filters, page.next) : null },
+      page: { has_more: page.next !== undefined, next_cursor: page.next ? await encodeCursor(scope, filters, page.next) : null },
     });
   });
 

@@ -14,12 +14,12 @@ export const makeHandler = (deps: Pick<EndpointsDeps, 'endpoints' | 'deliveries'
   httpHandler(WebhookDeliveriesList, { auth: bearerAuth(deps.tokens) }, async ({ principal, params, query }) => {
     const endpoint = await findEndpoint(deps.endpoints, principal.accountId, params.id ?? '');
     const scope = `webhook-deliveries:${endpoint.id}`;
-    const after = query.cursor ? decodeCursor(query.cursor, scope, {}).after : undefined;
+    const after = query.cursor ? (await decodeCursor(query.cursor, scope, {})).after : undefined;
     if (query.cursor && (typeof after !== 'string' || !DELIVERY_ID.test(after))) throw new CursorInvalidError();
     const page = await deps.deliveries.list(endpoint.id, { limit: query.limit, after: after as string | undefined });
     return json(200, {
       deliveries: page.deliveries.map(deliveryView),
-      next_cursor: page.nextAfter ? encodeCursor(scope, {}, { after: page.nextAfter }) : null,
+      next_cursor: page.nextAfter ? await encodeCursor(scope, {}, { after: page.nextAfter }) : null,
       has_more: page.nextAfter !== undefined,
     });
   });

@@ -13,12 +13,12 @@ import { endpointsDeps } from '#webhooks/webhooks-deps.js';
 export const makeHandler = (deps: Pick<EndpointsDeps, 'endpoints'> & { tokens: TokensRepo } = { ...endpointsDeps(), tokens: tokensRepo() }) =>
   httpHandler(WebhookEndpointsList, { auth: bearerAuth(deps.tokens) }, async ({ principal, query }) => {
     const scope = `webhook-endpoints:${principal.accountId}`;
-    const after = query.cursor ? decodeCursor(query.cursor, scope, {}).after : undefined;
+    const after = query.cursor ? (await decodeCursor(query.cursor, scope, {})).after : undefined;
     if (query.cursor && (typeof after !== 'string' || !ENDPOINT_ID.test(after))) throw new CursorInvalidError();
     const page = await deps.endpoints.list(principal.accountId, { limit: query.limit, after: after as string | undefined });
     return json(200, {
       endpoints: page.endpoints.map(endpointView),
-      next_cursor: page.nextAfter ? encodeCursor(scope, {}, { after: page.nextAfter }) : null,
+      next_cursor: page.nextAfter ? await encodeCursor(scope, {}, { after: page.nextAfter }) : null,
       has_more: page.nextAfter !== undefined,
     });
   });

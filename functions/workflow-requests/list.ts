@@ -12,14 +12,14 @@ export const makeHandler = (deps: { requests: WorkflowRequestsRepo } = { request
   httpHandler(WorkflowRequestsList, { auth: bearerAuth() }, async ({ principal, query }) => {
     const { cursor, limit, ...filters } = query;
     const scope = `workflow-requests:${principal.accountId}`;
-    const position = cursor ? decodeCursor(cursor, scope, filters) : undefined;
+    const position = cursor ? await decodeCursor(cursor, scope, filters) : undefined;
     const after = position as { gsi1sk: string; pk: string; sk: string } | undefined;
     if (after && ![after.gsi1sk, after.pk, after.sk].every((v) => typeof v === 'string')) throw new CursorInvalidError();
     if (after && !after.pk.startsWith('WFREQ#')) throw new CursorInvalidError();
     const page = await deps.requests.list(principal.accountId, filters, { limit, after });
     return json(200, {
       workflow_requests: page.requests.map(requestView),
-      next_cursor: page.next ? encodeCursor(scope, filters, page.next) : null,
+      next_cursor: page.next ? await encodeCursor(scope, filters, page.next) : null,
       has_more: page.next !== undefined,
       limit,
     });

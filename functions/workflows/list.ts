@@ -14,13 +14,13 @@ export const makeHandler = (deps: { tokens: TokensRepo; workflows: WorkflowsRepo
     const scope = `workflows:${principal.accountId}`;
     const search = query.search ? foldName(query.search) : undefined;
     const filters = { search };
-    const position = query.cursor ? decodeCursor(query.cursor, scope, filters) : undefined;
+    const position = query.cursor ? await decodeCursor(query.cursor, scope, filters) : undefined;
     const after = position?.after;
     if (position && (typeof after !== 'string' || !WORKFLOW_POSITION.test(after))) throw new CursorInvalidError();
     const page = await deps.workflows.list(principal.accountId, { limit: query.limit, after: after as string | undefined, search });
     return json(200, {
       workflows: page.workflows.map(workflowView),
-      next_cursor: page.nextAfter ? encodeCursor(scope, filters, { after: page.nextAfter }) : null,
+      next_cursor: page.nextAfter ? await encodeCursor(scope, filters, { after: page.nextAfter }) : null,
       has_more: page.nextAfter !== undefined,
       limit: query.limit,
     });

@@ -52,7 +52,7 @@ export interface CaseResult {
   attempts: number;
   /** How many of them passed the case's check; null when the case has none. */
   passed: number | null;
-  /** `passed / attempts`, four decimals; null when the case has no check. */
+  /** `passed / attempts`, not rounded; null when the case has no check. */
   pass_rate: number | null;
   /** The attempts by their run's status when the evaluation completed. */
   run_statuses: Partial<Record<RunStatus, number>>;

@@ -1,7 +1,8 @@
 import type { RunStatus } from '#runs/index.js';
 import type { Attempt, CaseResult, EvaluationCase, EvaluationResults } from './model.js';
 
-const rate = (passed: number, attempts: number): number => (attempts === 0 ? 0 : Math.round((passed / attempts) * 10_000) / 10_000);
+// Not rounded: a client computes with the rate (sums, comparisons), and 2/3 rounded is no longer 2/3.
+const rate = (passed: number, attempts: number): number => (attempts === 0 ? 0 : passed / attempts);
 
 /**
  * The results of a completed evaluation (decisions.md): per case, its

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { jsonPointer } from '#platform/http/parse.js';
 
 /**
  * `harness.json`, the configuration at the root of a harness's files
@@ -74,8 +75,6 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return current;
 }
 
-const pointer = (path: readonly PropertyKey[]) => (path.length === 0 ? '' : `/${path.map(String).join('/')}`);
-
 /** Duplicate names in a list, each once, in order of first repetition. */
 function duplicates(names: string[]): string[] {
   const seen = new Set<string>();
@@ -103,10 +102,11 @@ export function parseHarnessConfig(
   const parsed = HarnessConfigSchema.safeParse(raw);
   if (!parsed.success) {
     return {
-      problems: parsed.error.issues.map((issue) => {
-        if (issue.code === 'unrecognized_keys') return `${pointer(issue.path) || 'it'} has fields a harness.json does not have: ${issue.keys.join(', ')}`;
+      problems: parsed.error.issues.flatMap((issue) => {
+        // Each unknown field by its own pointer: a name may hold `/` or `~`, which a list of bare names would leave ambiguous.
+        if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `${jsonPointer([...issue.path, key])} is not a field of harness.json`);
         const missing = issue.code === 'invalid_type' && valueAt(raw, issue.path) === undefined;
-        return `${pointer(issue.path)} ${missing ? 'is required' : issue.message}`;
+        return [`${jsonPointer(issue.path)} ${missing ? 'is required' : issue.message}`];
       }),
     };
   }

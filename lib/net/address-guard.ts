@@ -1,4 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Which addresses an outbound call may reach (decisions.md, "Outbound calls"):
@@ -6,11 +7,16 @@ import { isIPv4, isIPv6 } from 'node:net';
  * metadata address, IPv4 forms embedded in IPv6...), the cloud metadata
  * hostnames, and the CIDR matching of the operator's allow-list. No I/O:
  * resolving a host and connecting are lib/net/guarded-fetch.ts.
+ *
+ * The special-purpose ranges are ipaddr.js's (`range()`, kept with the IANA
+ * registries), not a table of our own: only what it calls `unicast` is
+ * public, so a range it learns is refused without a change here.
  */
 
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
+
 export interface Cidr {
-  family: 4 | 6;
-  base: bigint;
+  network: Address;
   bits: number;
 }
 
@@ -48,118 +54,115 @@ export function parseAllowList(text: string): AllowList {
   return { allowedHostnames, allowedCidrs };
 }
 
-function ipv4Value(address: string): bigint | undefined {
-  if (!isIPv4(address)) return undefined;
-  return address.split('.').reduce((n, part) => (n << 8n) | BigInt(Number(part)), 0n);
-}
-
-function ipv6Value(address: string): bigint | undefined {
-  const bare = address.replace(/%.*$/, ''); // zone id
-  if (!isIPv6(bare)) return undefined;
-  let text = bare;
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const v4 = ipv4Value(dotted[1]!)!;
-    text = `${text.slice(0, dotted.index)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
-  }
-  const [head, tail] = text.split('::') as [string, string | undefined];
-  const groups = (s: string) => (s === '' ? [] : s.split(':'));
-  const left = groups(head);
-  const right = tail === undefined ? [] : groups(tail);
-  const all = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  return all.reduce((n, group) => (n << 16n) | BigInt(parseInt(group, 16)), 0n);
+/**
+ * The address, when `text` is one in its usual form. node:net decides what
+ * is an address, as the connection does: ipaddr.js alone would also take
+ * `127.1` or `0x7f.0.0.1`, which a URL or DNS never hands over.
+ */
+function parseAddress(text: string): Address | undefined {
+  if (isIPv4(text)) return ipaddr.IPv4.parse(text);
+  if (!isIPv6(text)) return undefined;
+  // The zone (`%eth0`) says which link, not what the address is, and ipaddr.js takes only some zone names.
+  const bare = text.replace(/%.*$/, '');
+  return ipaddr.IPv6.isValid(bare) ? ipaddr.IPv6.parse(bare) : undefined;
 }
 
 /** `10.0.0.0/8`, `fd00::/8`, or a bare address (a /32 or /128); undefined for anything else. */
 export function parseCidr(text: string): Cidr | undefined {
-  const [address = '', prefix] = text.split('/');
-  const v4 = ipv4Value(address);
-  const v6 = v4 === undefined ? ipv6Value(address) : undefined;
-  if (v4 === undefined && v6 === undefined) return undefined;
-  const family = v4 !== undefined ? 4 : 6;
-  const width = family === 4 ? 32 : 128;
-  const bits = prefix === undefined ? width : Number(prefix);
-  if (!Number.isInteger(bits) || bits < 0 || bits > width || (prefix !== undefined && !/^\d+$/.test(prefix))) return undefined;
-  return { family, base: (v4 ?? v6)! & prefixMask(family, bits), bits };
+  const [address = '', prefix, extra] = text.split('/');
+  if (extra !== undefined || address.includes('%')) return undefined;
+  const network = parseAddress(address);
+  if (!network) return undefined;
+  const width = network.kind() === 'ipv4' ? 32 : 128;
+  if (prefix === undefined) return { network, bits: width };
+  const bits = Number(prefix);
+  return /^\d+$/.test(prefix) && bits <= width ? { network, bits } : undefined;
 }
 
-/** The network mask of a `/bits` prefix. */
-function prefixMask(family: 4 | 6, bits: number): bigint {
-  const width = family === 4 ? 32 : 128;
-  return ((1n << BigInt(width)) - 1n) ^ ((1n << BigInt(width - bits)) - 1n);
-}
+const inCidr = (address: Address, { network, bits }: Cidr): boolean => address.kind() === network.kind() && address.match(network, bits);
 
-function inCidr(family: 4 | 6, value: bigint, cidr: Cidr): boolean {
-  return family === cidr.family && (value & prefixMask(family, cidr.bits)) === cidr.base;
-}
+/** What to call a range of ipaddr.js's in a refusal; one not named here is called by its own name. */
+const RANGE_NAMES: Readonly<Record<string, string>> = {
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  linkLocal: 'link-local',
+  loopback: 'loopback',
+  carrierGradeNat: 'carrier-grade NAT',
+  private: 'private',
+  reserved: 'reserved',
+  uniqueLocal: 'unique local',
+  deprecatedSiteLocal: 'site-local',
+  discard: 'discard-only',
+  benchmarking: 'benchmarking',
+  teredo: 'Teredo',
+};
 
-const cidrs = (table: Array<[string, string]>) => table.map(([cidr, reason]) => ({ cidr: parseCidr(cidr)!, reason }));
+const refusal = (range: string): string => RANGE_NAMES[range] ?? `special-purpose (${range})`;
 
-const V4_BLOCKED = cidrs([
-  ['0.0.0.0/8', 'unspecified'],
-  ['10.0.0.0/8', 'private'],
-  ['100.64.0.0/10', 'shared (CGNAT)'],
-  ['127.0.0.0/8', 'loopback'],
-  ['169.254.0.0/16', 'link-local'],
-  ['172.16.0.0/12', 'private'],
-  ['192.0.0.0/24', 'reserved'],
-  ['192.168.0.0/16', 'private'],
-  ['198.18.0.0/15', 'reserved'],
-  ['224.0.0.0/4', 'multicast'],
-  ['240.0.0.0/4', 'reserved'],
-]);
+const NAT64_WELL_KNOWN = ipaddr.IPv6.parse('64:ff9b::');
+/**
+ * IPv4-compatible `::a.b.c.d` (deprecated, RFC 4291). ipaddr.js reads its
+ * dotted form as mapped but calls the same address in hex (`::7f00:1`)
+ * `unicast`: both are judged by the IPv4 address they end with.
+ */
+const V4_COMPATIBLE = ipaddr.IPv6.parse('::');
 
-const V6_BLOCKED = cidrs([
-  ['::/128', 'unspecified'],
-  ['::1/128', 'loopback'],
-  ['100::/64', 'reserved'],
-  ['64:ff9b:1::/48', 'private'],
-  ['fc00::/7', 'private'],
-  ['fe80::/10', 'link-local'],
-  ['fec0::/10', 'private'],
-  ['ff00::/8', 'multicast'],
-]);
+const lowIpv4 = (address: ipaddr.IPv6): ipaddr.IPv4 => {
+  const [high = 0, low = 0] = address.parts.slice(6);
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+};
 
-/** IPv6 ranges that carry an IPv4 address, and where: mapped, compatible, SIIT, NAT64 in the low 32 bits; 6to4 in bits 16..48. */
-const V6_EMBEDDING = [
-  { cidr: parseCidr('::ffff:0:0/96')!, shift: 0n },
-  { cidr: parseCidr('::/96')!, shift: 0n },
-  { cidr: parseCidr('::ffff:0:0:0/96')!, shift: 0n },
-  { cidr: parseCidr('64:ff9b::/96')!, shift: 0n },
-  { cidr: parseCidr('2002::/16')!, shift: 80n },
-];
-
-function embeddedIpv4(value: bigint): bigint | undefined {
-  for (const { cidr, shift } of V6_EMBEDDING) {
-    if (inCidr(6, value, cidr)) return (value >> shift) & 0xffffffffn;
+/**
+ * The IPv4 address an IPv6 form carries where a translator or tunnel would
+ * take the packet: mapped and SIIT (RFC 6145) and the well-known NAT64
+ * prefix (64:ff9b::/96) in the low 32 bits, 6to4 in bits 16 to 48.
+ */
+function embeddedIpv4(address: ipaddr.IPv6, range: string): ipaddr.IPv4 | undefined {
+  switch (range) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return lowIpv4(address);
+    case 'rfc6052':
+      return address.match(NAT64_WELL_KNOWN, 96) ? lowIpv4(address) : undefined;
+    case '6to4': {
+      const [, high = 0, low = 0] = address.parts;
+      return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+    }
+    case 'unicast':
+      return address.match(V4_COMPATIBLE, 96) ? lowIpv4(address) : undefined;
+    default:
+      return undefined;
   }
-  return undefined;
 }
 
 /**
- * Why an address may not be called (loopback, private, link-local including
- * the 169.254.169.254 metadata address, unspecified, CGNAT, multicast,
- * reserved), or undefined for a public one. IPv6 forms that embed an IPv4
- * address (mapped `::ffff:a.b.c.d`, NAT64, 6to4...) are judged by that address.
- * Anything that is not an IP address is refused.
+ * Why an address may not be called, or undefined for a public one: every
+ * range but ipaddr.js's `unicast` (loopback, private, link-local including
+ * the 169.254.169.254 metadata address, unique local, unspecified,
+ * carrier-grade NAT, multicast, reserved...). IPv6 forms that embed an IPv4
+ * address (mapped, SIIT, NAT64 64:ff9b::/96, 6to4, IPv4-compatible) are
+ * judged by that address. Teredo (2001::/32) is refused: what it reaches is
+ * a tunnel's client behind a NAT, which no check here can see; and so is the
+ * local-use NAT64 prefix 64:ff9b:1::/48, whose translator is the network's
+ * own. Anything that is not an IP address is refused.
  */
-export function blockedReason(address: string): string | undefined {
-  const v4 = ipv4Value(address);
-  if (v4 !== undefined) return V4_BLOCKED.find(({ cidr }) => inCidr(4, v4, cidr))?.reason;
-  const v6 = ipv6Value(address);
-  if (v6 === undefined) return 'not an IP address';
-  const own = V6_BLOCKED.find(({ cidr }) => inCidr(6, v6, cidr))?.reason;
-  if (own) return own;
-  const inner = embeddedIpv4(v6);
-  return inner === undefined ? undefined : V4_BLOCKED.find(({ cidr }) => inCidr(4, inner, cidr))?.reason;
+export function blockedReason(text: string): string | undefined {
+  const address = parseAddress(text);
+  if (!address) return 'not an IP address';
+  const range = address.range();
+  if (address instanceof ipaddr.IPv6) {
+    const inner = embeddedIpv4(address, range);
+    if (inner) return blockedReason(inner.toString());
+    if (range === 'rfc6052') return 'local-use NAT64';
+  }
+  return range === 'unicast' ? undefined : refusal(range);
 }
 
 /** Whether an address is in one of the allowed CIDRs (an IPv6 form that embeds an IPv4 address also by that address). */
-export function addressAllowed(address: string, allowedCidrs: readonly Cidr[]): boolean {
-  const v4 = ipv4Value(address);
-  const v6 = v4 === undefined ? ipv6Value(address) : undefined;
-  const inner = v6 !== undefined ? embeddedIpv4(v6) : undefined;
-  return allowedCidrs.some(
-    (cidr) => (v4 !== undefined && inCidr(4, v4, cidr)) || (v6 !== undefined && inCidr(6, v6, cidr)) || (inner !== undefined && inCidr(4, inner, cidr)),
-  );
+export function addressAllowed(text: string, allowedCidrs: readonly Cidr[]): boolean {
+  const address = parseAddress(text);
+  if (!address) return false;
+  const inner = address instanceof ipaddr.IPv6 ? embeddedIpv4(address, address.range()) : undefined;
+  return allowedCidrs.some((cidr) => inCidr(address, cidr) || (inner !== undefined && inCidr(inner, cidr)));
 }

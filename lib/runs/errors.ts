@@ -1,4 +1,4 @@
-import { ConflictError, DomainError, NotFoundError, ValidationError } from '#platform/errors.js';
+import { ConflictError, DomainError, type FieldError, NotFoundError, ValidationError } from '#platform/errors.js';
 
 /** 409 `chat_busy`: the chat's previous run has not ended and the call said `if_busy: "reject"`. */
 export class ChatBusyError extends ConflictError {
@@ -17,5 +17,15 @@ export class HarnessNotRunnableError extends DomainError {
 /** 422 `validation_failed` naming one body field: the same answer for an unknown id and another account's. */
 export const fieldInvalid = (field: 'harness_id' | 'machine_id' | 'chat_id', reason: string): ValidationError =>
   new ValidationError([{ name: `/${field}`, location: 'body', reason, code: 'not_found' }]);
+
+/**
+ * 400 `validation_failed` naming `limit` in `query`: the specification lists the event limit
+ * among the 400s (a parameter the endpoint validates itself), not the 422s of a body field.
+ */
+export class EventLimitInvalidError extends DomainError {
+  constructor(error: FieldError) {
+    super('malformed', 'validation_failed', `The request is not valid. ${error.name}: ${error.reason}.`, { errors: [error] });
+  }
+}
 
 export const runNotFound = (): NotFoundError => new NotFoundError('No such run.');

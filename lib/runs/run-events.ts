@@ -1,9 +1,10 @@
 import { type EventLogRef, eventsAfter, type LoggedEvent } from '#events/pages.js';
-import { CursorInvalidError, DomainError, NotAcceptableError, ValidationError } from '#platform/errors.js';
+import { CursorInvalidError, DomainError, NotAcceptableError } from '#platform/errors.js';
 import { limitParam } from '#platform/http/common-schemas.js';
 import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
+import type { ServiceKeySource } from '#platform/secrets/service-key.js';
 import type { TableRef } from '#platform/table/table.js';
-import { runNotFound } from './errors.js';
+import { EventLimitInvalidError, runNotFound } from './errors.js';
 import { RUN_EVENT_RETENTION_SECONDS, type RunEventData, type RunEventView, runEventLog, runEventView } from './events.js';
 import { isTerminal, RUN_TERMINAL, type RunStatus } from './model.js';
 import { RUN_EVENTS_LIMIT } from './run-events-schemas.js';
@@ -90,8 +91,8 @@ export const isTerminalEvent = (event: Pick<RunEventView, 'type' | 'data'>): boo
 
 const CURSOR_SCOPE = 'run-events';
 
-function positionOf(cursor: string, runId: string): Required<Position> {
-  const { s, f } = decodeCursor(cursor, CURSOR_SCOPE, { run_id: runId });
+async function positionOf(cursor: string, runId: string, key: ServiceKeySource): Promise<Required<Position>> {
+  const { s, f } = await decodeCursor(cursor, CURSOR_SCOPE, { run_id: runId }, key);
   const seq = Number(s);
   const from = Number(f);
   if (!Number.isSafeInteger(seq) || !Number.isSafeInteger(from) || from < 0 || from > seq) throw new CursorInvalidError();
@@ -104,11 +105,13 @@ function limitOf(sent: string | undefined): number {
   const parsed = LIMIT.safeParse(sent);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  throw new ValidationError([{ name: 'limit', location: 'query', reason: issue.message, code: issue.code }]);
+  throw new EventLimitInvalidError({ name: 'limit', location: 'query', reason: issue.message, code: issue.code });
 }
 
 export interface RunEventsDeps {
   table: TableRef;
+  /** Signs and checks the page's cursors. */
+  serviceKey: ServiceKeySource;
 }
 
 /**
@@ -119,7 +122,7 @@ export interface RunEventsDeps {
  */
 export async function runEventsPage(deps: RunEventsDeps, accountId: string, runId: string, query: { limit?: string; cursor?: string }) {
   const limit = limitOf(query.limit);
-  const position = query.cursor === undefined ? undefined : positionOf(query.cursor, runId);
+  const position = query.cursor === undefined ? undefined : await positionOf(query.cursor, runId, deps.serviceKey);
   const run = await runsRepo(deps.table).getOwned(accountId, runId);
   if (!run) throw runNotFound();
   // A position past the watermark was never issued: seqs only grow.
@@ -129,7 +132,7 @@ export async function runEventsPage(deps: RunEventsDeps, accountId: string, runI
   const data = read.events.map((event) => runEventView(runId, event));
   const hasMore = read.next.seq < run.event_seq;
   const ended = isTerminal(run.status) || data.some(isTerminalEvent);
-  const next = hasMore || !ended ? encodeCursor(CURSOR_SCOPE, { run_id: runId }, { s: read.next.seq, f: read.next.from }) : null;
+  const next = hasMore || !ended ? await encodeCursor(CURSOR_SCOPE, { run_id: runId }, { s: read.next.seq, f: read.next.from }, deps.serviceKey) : null;
   return { data, page: { has_more: hasMore, next_cursor: next } };
 }
 

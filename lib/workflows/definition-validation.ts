@@ -4,6 +4,7 @@ import { type Jsonata, loadJsonata } from '#expressions/jsonata.js';
 import { templatedLeaves } from '#expressions/template.js';
 import { DEFINITION_MAX_BYTES } from '#platform/config/limits.js';
 import type { FieldError } from '#platform/errors.js';
+import { jsonPointer } from '#platform/http/parse.js';
 import {
   NODE_CONFIG_SCHEMAS,
   NODE_TYPES,
@@ -61,8 +62,7 @@ export interface DefinitionCheck {
   references: VersionReference[];
 }
 
-const escapeSegment = (segment: PropertyKey): string => String(segment).replace(/~/g, '~0').replace(/\//g, '~1');
-const pointer = (...segments: readonly PropertyKey[]): string => segments.map((s) => `/${escapeSegment(s)}`).join('');
+const pointer = (...segments: readonly PropertyKey[]): string => jsonPointer(segments);
 
 const fault = (name: string, code: string, reason: string): FieldError => ({ name, location: 'body', reason, code });
 

@@ -109,14 +109,43 @@ describe('agent nodes and context memory', () => {
     );
     assert.ok(seen.every((m) => m.context_memory_id === chat.body.id && m.agent_node_id === agentId));
 
+    // Another account's chat is 404, as GET /v1/chats/{id} answers it, whether or not it holds messages for the node.
     const other = await signedUpUser(stack);
-    const foreign = await api('GET', `/v1/chat-memory/${agentId}?chat_id=${chat.body.id}`, undefined, bearer(other.token));
-    assert.equal(foreign.status, 200);
-    assert.deepEqual(foreign.body.messages, []);
+    for (const node of [agentId, randomUUID()]) {
+      const foreign = await api('GET', `/v1/chat-memory/${node}?chat_id=${chat.body.id}`, undefined, bearer(other.token));
+      assert.equal(foreign.status, 404, JSON.stringify(foreign.body));
+      assert.equal(foreign.body.code, 'not_found');
+      assert.equal((await api('GET', `/v1/chats/${chat.body.id}`, undefined, bearer(other.token))).status, 404);
+    }
+    // The owner's chat is a page, empty for a node that wrote nothing there.
+    const empty = await api('GET', `/v1/chat-memory/${randomUUID()}?chat_id=${chat.body.id}`);
+    assert.equal(empty.status, 200, JSON.stringify(empty.body));
+    assert.deepEqual(empty.body.messages, []);
   });
 
-  test('memory parameters: chat_id required, limit 1-100, cursors checked, malformed node id 404', async () => {
+  test('a request run without a chat keeps its memory under its own id, the owner’s alone', async () => {
+    const { versionId, agentId } = await agentVersion('local/echo');
+    const tree = await runToEnd({ workflow_version_id: versionId, entry_node_ids: [agentId], query: 'no chat' });
+    const requestId = tree.workflow_request.id as string;
+    const own = await api('GET', `/v1/chat-memory/${agentId}?chat_id=${requestId}`);
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+    assert.deepEqual(
+      own.body.messages.map((m: { content: string }) => m.content),
+      ['no chat', 'no chat'],
+    );
+    assert.equal((await api('GET', `/v1/chat-memory/${randomUUID()}?chat_id=${requestId}`)).status, 200);
+    const other = await signedUpUser(stack);
+    assert.equal((await api('GET', `/v1/chat-memory/${agentId}?chat_id=${requestId}`, undefined, bearer(other.token))).status, 404);
+    assert.equal((await api('GET', `/v1/chat-memory/${agentId}?chat_id=${randomUUID()}`)).status, 404);
+  });
+
+  test('memory parameters: chat_id required and at most 200 characters, limit 1-100, cursors checked, malformed node id 404', async () => {
     const agentId = randomUUID();
+    const tooLong = await api('GET', `/v1/chat-memory/${agentId}?chat_id=${'c'.repeat(201)}`);
+    assert.equal(tooLong.status, 400);
+    assert.deepEqual(tooLong.body.errors, [{ name: 'chat_id', location: 'query', reason: 'must be at most 200 characters', code: 'too_big' }]);
+    const missing = await api('GET', `/v1/chat-memory/${agentId}`);
+    assert.deepEqual(missing.body.errors, [{ name: 'chat_id', location: 'query', reason: 'is required', code: 'required' }]);
     const cases: Array<[string, number, string]> = [
       [`/v1/chat-memory/${agentId}`, 400, 'invalid_parameter'],
       [`/v1/chat-memory/${agentId}?chat_id=c&limit=0`, 400, 'invalid_parameter'],

@@ -178,11 +178,11 @@ describe('GET /v2/runs/{id}/events as JSON', () => {
     assert.deepEqual(any.body.page, { has_more: false, next_cursor: null });
   });
 
-  test('limit 0 and 501 are 422 validation_failed naming limit in the query', async () => {
+  test('limit 0 and 501 are 400 validation_failed naming limit in the query', async () => {
     const run = await runWith(ENDED);
     for (const limit of ['0', '501']) {
       const answer = await call('GET', eventsPath(run.id, `?limit=${limit}`), user.token);
-      assert.equal(answer.status, 422, limit);
+      assert.equal(answer.status, 400, limit);
       assert.equal(answer.type, 'application/problem+json');
       assert.equal(answer.body.code, 'validation_failed');
       assert.deepEqual(

@@ -159,4 +159,16 @@ describe('a handler loads its contract, not its documentation', async () => {
       assert.equal(zod, validating.includes(contract), `${contract.handler} loads zod at init`);
     }
   });
+
+  test('a handler that signs or checks cursors states serviceKey, the only way the stack grants it the secret; only a handler that reads the key states it', () => {
+    const paging = ENDPOINTS.filter((c) => loadedBy(c.handler).has('lib/platform/http/cursor.ts'));
+    assert.ok(paging.length >= 13, `the handlers that page were found (${paging.length})`);
+    for (const contract of paging) assert.equal(contract.serviceKey, true, `${contract.id} (${contract.handler}) pages with cursors`);
+    for (const contract of ENDPOINTS.filter((c) => c.serviceKey)) {
+      assert.ok(
+        loadedBy(contract.handler).has('lib/platform/secrets/service-key.ts'),
+        `${contract.id} (${contract.handler}) states serviceKey and cannot read it`,
+      );
+    }
+  });
 });

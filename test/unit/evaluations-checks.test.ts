@@ -99,7 +99,7 @@ describe('results', () => {
     );
     assert.deepEqual(results, {
       per_case: [
-        { case_id: 'a', attempts: 3, passed: 2, pass_rate: 0.6667, run_statuses: { completed: 2, failed: 1 } },
+        { case_id: 'a', attempts: 3, passed: 2, pass_rate: 2 / 3, run_statuses: { completed: 2, failed: 1 } },
         { case_id: 'b', attempts: 2, passed: null, pass_rate: null, run_statuses: { completed: 1, running: 1 } },
         { case_id: 'c', attempts: 1, passed: 0, pass_rate: 0, run_statuses: { completed: 1 } },
       ],
@@ -112,6 +112,24 @@ describe('results', () => {
     const results = resultsOf(plain, [attempt(0, 0, {})], new Map());
     assert.equal(results.pass_rate, null);
     assert.deepEqual(results.per_case[0], { case_id: 'a', attempts: 1, passed: null, pass_rate: null, run_statuses: { completed: 1 } });
+  });
+
+  test('rates are exact fractions, per case and overall, so a client multiplying back gets the counts', () => {
+    const results = resultsOf(
+      cases,
+      [
+        attempt(0, 0, { passed: true }),
+        attempt(0, 1, { passed: false }),
+        attempt(0, 2, { passed: false }),
+        attempt(2, 0, { passed: true }),
+        attempt(2, 1, { passed: true }),
+        attempt(2, 2, { passed: true }),
+      ],
+      new Map(),
+    );
+    assert.equal(results.per_case[0]!.pass_rate, 1 / 3);
+    assert.equal(results.pass_rate, 4 / 6);
+    assert.equal(results.per_case[0]!.pass_rate! * 3, 1);
   });
 });
 

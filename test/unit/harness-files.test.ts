@@ -217,11 +217,17 @@ describe('harness.json', () => {
       '/model is required',
       '/instructions',
       '/tools/0/name',
-      '/tools/1 has fields a harness.json does not have: approve',
-      'it has fields a harness.json does not have: extra',
+      '/tools/1/approve is not a field of harness.json',
+      '/extra is not a field of harness.json',
     ]) {
       assert.ok(reason.includes(phrase), `${phrase} in ${reason}`);
     }
+  });
+
+  test('a pointer escapes `~` and `/` in a field name (RFC 6901), so each names one field', () => {
+    const { reason } = problemOf(JSON.stringify({ model: 'local/echo', instructions: 'prompt.md', 'a/b': 1, '~c': 2, tools: [{ name: 'x', 'd/~e': true }] }));
+    for (const phrase of ['/a~1b is not a field', '/~0c is not a field', '/tools/0/d~1~0e is not a field'])
+      assert.ok(reason.includes(phrase), `${phrase} in ${reason}`);
   });
 
   test('instructions naming no file of the set', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { describe, test } from 'vitest';
 import { eventPageItem, pageEvents } from '#events/pages.js';
-import { CursorFilterMismatchError, CursorInvalidError, DomainError, NotAcceptableError, NotFoundError, ValidationError } from '#platform/errors.js';
+import { CursorFilterMismatchError, CursorInvalidError, DomainError, NotAcceptableError, NotFoundError } from '#platform/errors.js';
 import { encodeCursor } from '#platform/http/cursor.js';
 import { STATUS_OF } from '#platform/http/problem.js';
 import { keys } from '#platform/table/keys.js';
@@ -16,6 +16,7 @@ import { runFixture } from '../helpers/run-fixture.js';
 const ACCOUNT = 'acc-1';
 const RUN_ID = 'run_000000001AAAAAAAAAAAAAAAA';
 const OTHER_RUN_ID = 'run_000000002BBBBBBBBBBBBBBBB';
+const KEY = { load: async () => Buffer.alloc(32, 7) };
 
 const runOf = (fields: Partial<Run> = {}): Run =>
   runFixture({
@@ -62,7 +63,7 @@ function fakeRun(fields: Partial<Run> = {}) {
     const last = read.at(-1);
     return { Items: items, LastEvaluatedKey: read.length < inRange.length && last ? { pk: last.pk, sk: last.sk } : undefined, ConsumedCapacity: {} };
   });
-  return { table, state, append, expire, deps: { table } };
+  return { table, state, append, expire, deps: { table, serviceKey: KEY } };
 }
 
 const seqsOf = (page: { data: Array<{ seq: number }> }) => page.data.map((e) => e.seq);
@@ -125,13 +126,13 @@ describe('a page of run events', () => {
     assert.equal(next, 10_001);
   });
 
-  test('limit outside 1 to 500 is 422 validation_failed naming limit in the query', async () => {
+  test('limit outside 1 to 500 is 400 validation_failed naming limit in the query (the specification’s 400 table)', async () => {
     const fake = fakeRun();
     fake.append(status('queued'));
     for (const limit of ['0', '501', 'x', '1.5', '']) {
       await assert.rejects(runEventsPage(fake.deps, ACCOUNT, RUN_ID, { limit }), (e: unknown) => {
-        assert.ok(e instanceof ValidationError, String(limit));
-        assert.equal(STATUS_OF[e.kind], 422);
+        assert.ok(e instanceof DomainError, String(limit));
+        assert.equal(STATUS_OF[e.kind], 400);
         assert.equal(e.code, 'validation_failed');
         assert.deepEqual(
           e.options.errors?.map(({ name, location }) => ({ name, location })),
@@ -146,13 +147,13 @@ describe('a page of run events', () => {
   test('cursors: garbage, another run’s, and one past the run’s last event', async () => {
     const fake = fakeRun();
     fake.append(status('queued'), status('running'));
-    const foreign = encodeCursor('run-events', { run_id: OTHER_RUN_ID }, { s: 1, f: 0 });
+    const foreign = await encodeCursor('run-events', { run_id: OTHER_RUN_ID }, { s: 1, f: 0 }, KEY);
     await assert.rejects(runEventsPage(fake.deps, ACCOUNT, RUN_ID, { cursor: 'garbage' }), CursorInvalidError);
     await assert.rejects(runEventsPage(fake.deps, ACCOUNT, RUN_ID, { cursor: '' }), CursorInvalidError);
     await assert.rejects(runEventsPage(fake.deps, ACCOUNT, RUN_ID, { cursor: foreign }), CursorFilterMismatchError);
-    const ahead = encodeCursor('run-events', { run_id: RUN_ID }, { s: 9, f: 9 });
+    const ahead = await encodeCursor('run-events', { run_id: RUN_ID }, { s: 9, f: 9 }, KEY);
     await assert.rejects(runEventsPage(fake.deps, ACCOUNT, RUN_ID, { cursor: ahead }), CursorInvalidError);
-    const inverted = encodeCursor('run-events', { run_id: RUN_ID }, { s: 1, f: 2 });
+    const inverted = await encodeCursor('run-events', { run_id: RUN_ID }, { s: 1, f: 2 }, KEY);
     await assert.rejects(runEventsPage(fake.deps, ACCOUNT, RUN_ID, { cursor: inverted }), CursorInvalidError);
   });
 

@@ -11,6 +11,7 @@ export const ApiTokensList = defineEndpoint({
   errors: 'message',
   query: ListTokensQuery,
   table: 'read',
+  serviceKey: true,
   operationId: 'listApiTokens',
   summary: 'List live API tokens',
   description: 'Expired and revoked tokens are omitted. Paged with `limit` and `cursor`. Errors are `{message}` bodies.',

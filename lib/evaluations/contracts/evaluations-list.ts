@@ -10,6 +10,7 @@ export const EvaluationsList = defineEndpoint({
   auth: 'bearer',
   query: ListEvaluationsQuery,
   table: 'read',
+  serviceKey: true,
   operationId: 'listEvaluations',
   summary: 'List evaluations',
   description:

@@ -9,7 +9,7 @@ const CaseResultSchema = z
     case_id: z.string(),
     attempts: z.number().int().meta({ description: 'Attempts recorded for the case (every one, once the evaluation completed).' }),
     passed: z.number().int().nullable().meta({ description: 'How many passed the case’s check; null when the case has none.' }),
-    pass_rate: rate.meta({ description: '`passed / attempts`, to four decimals; null when the case has no check.' }),
+    pass_rate: rate.meta({ description: '`passed / attempts`, exactly (not rounded); null when the case has no check.' }),
     run_statuses: z.partialRecord(z.enum(RUN_STATUSES), z.number().int()).meta({
       description: 'The attempts by their run’s status when the evaluation completed (a run still going counts with its status then, and does not pass).',
     }),
@@ -19,7 +19,9 @@ const CaseResultSchema = z
 const ResultsSchema = z
   .object({
     per_case: z.array(CaseResultSchema),
-    pass_rate: rate.meta({ description: 'Passed over attempts across the cases with a check, to four decimals; null when no case has one.' }),
+    pass_rate: rate.meta({
+      description: 'Passed over attempts across the cases with a check (`sum of passed / sum of attempts`, not rounded); null when no case has one.',
+    }),
   })
   .meta({ id: 'EvaluationResults', description: 'Present once the evaluation is completed; null before, and on a cancelled or failed one.' });
 

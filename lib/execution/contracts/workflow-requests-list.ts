@@ -10,6 +10,7 @@ export const WorkflowRequestsList = defineEndpoint({
   auth: 'bearer',
   query: ListWorkflowRequestsQuery,
   table: 'read',
+  serviceKey: true,
   operationId: 'listWorkflowRequests',
   summary: 'History of workflow requests, newest first',
   tags: [WORKFLOW_REQUESTS_TAG],

@@ -10,6 +10,7 @@ export const HarnessesList = defineEndpoint({
   auth: 'bearer',
   query: ListHarnessesQuery,
   table: 'read',
+  serviceKey: true,
   operationId: 'listHarnesses',
   summary: 'List harnesses',
   description: 'The account’s harnesses, newest first, paged with `limit` (1 to 100, default 20) and `cursor` (`page.next_cursor`).',

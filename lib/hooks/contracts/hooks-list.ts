@@ -10,6 +10,7 @@ export const HooksList = defineEndpoint({
   auth: 'bearer',
   query: ListHooksQuery,
   table: 'read',
+  serviceKey: true,
   operationId: 'listHooks',
   summary: 'List hooks',
   description: 'Newest first, paged with `limit` and `cursor`. Never shows a secret.',

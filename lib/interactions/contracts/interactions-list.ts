@@ -10,6 +10,7 @@ export const InteractionsList = defineEndpoint({
   auth: 'bearer',
   query: ListInteractionsQuery,
   table: 'read',
+  serviceKey: true,
   operationId: 'listInteractions',
   summary: 'Pending questions and approvals',
   tags: [INTERACTIONS_TAG],

@@ -10,6 +10,7 @@ export const MachinesList = defineEndpoint({
   auth: 'bearer',
   query: ListMachinesQuery,
   table: 'read',
+  serviceKey: true,
   operationId: 'listMachines',
   summary: 'List machines',
   description: 'Newest first, paged with `limit` and `cursor`. A machine just created or deleted is already listed, or gone, on the next call.',

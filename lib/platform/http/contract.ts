@@ -99,7 +99,7 @@ interface RouteFields {
   sends?: true;
   /** Calls addresses users chose (MCP servers): the stack gives it the operator's outbound settings, as it gives the workers. */
   outbound?: true;
-  /** Derives webhook secrets (lib/platform/secrets/service-key.ts): the stack lets it read the service key. */
+  /** Derives webhook secrets or signs and checks pagination cursors (lib/platform/secrets/service-key.ts, http/cursor.ts): the stack lets it read the service key. */
   serviceKey?: true;
   timeoutSeconds?: number;
   memoryMb?: number;

@@ -1,13 +1,13 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 
 /**
  * The service key: one random secret per deployment from which every webhook
  * secret is derived (HMAC-SHA256 of a purpose, a resource id and a version),
  * so the table holds no secret at all and a copy of it cannot sign or forge
- * an event. In AWS it is a Secrets Manager secret the stack generates
+ * an event; the key that signs pagination cursors is derived from it too
+ * (`purposeKey`). In AWS it is a Secrets Manager secret the stack generates
  * (`SERVICE_KEY_SECRET_ARN`, read through Powertools Parameters, cached for
  * five minutes); under `npm start` a file (`SERVICE_KEY_FILE`, created on
  * first use with 32 random bytes).
@@ -24,7 +24,15 @@ export const SERVICE_KEY_VARIABLES = { secretArn: 'SERVICE_KEY_SECRET_ARN', file
 export function serviceKeyFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceKeySource {
   const arn = env[SERVICE_KEY_VARIABLES.secretArn];
   const file = env[SERVICE_KEY_VARIABLES.file];
-  if (arn) return { load: async () => decodeKey(await getSecret<string>(arn, { maxAge: CACHE_SECONDS })) };
+  if (arn) {
+    return {
+      load: async () => {
+        // Loaded on first use: every list handler bundles this for its cursors, and most calls page no further.
+        const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
+        return decodeKey(await getSecret<string>(arn, { maxAge: CACHE_SECONDS }));
+      },
+    };
+  }
   if (file) return { load: async () => fileKey(file) };
   return {
     load: () =>
@@ -61,6 +69,16 @@ function fileKey(path: string): Buffer {
 export function deriveWebhookSecret(key: Buffer, purpose: string, resourceId: string, version: number): string {
   const bytes = createHmac('sha256', key).update(`${purpose}\n${resourceId}\n${version}`).digest();
   return `whsec_${bytes.toString('base64')}`;
+}
+
+/**
+ * A key for one use of the service key (`cursor`), so that what it signs
+ * cannot be replayed as, or reveal, another use's. A purpose holds no
+ * newline, so it is never the input of a webhook secret.
+ */
+export function purposeKey(key: Buffer, purpose: string): Buffer {
+  if (purpose.includes('\n')) throw new Error('A purpose is one line.');
+  return createHmac('sha256', key).update(purpose).digest();
 }
 
 let shared: ServiceKeySource | undefined;

@@ -15,6 +15,7 @@ export const RunsEvents = defineEndpoint({
   // One path, two representations: the streaming function URL answers the JSON page as well.
   streaming: true,
   table: 'read',
+  serviceKey: true,
   timeoutSeconds: 900,
   operationId: 'listRunEvents',
   summary: 'List or stream a run’s events',
@@ -29,10 +30,9 @@ export const RunsEvents = defineEndpoint({
     import('../openapi/run-events-responses.js').then(({ RunEventsOk }) => ({
       200: RunEventsOk,
       204: { description: 'Event stream only: resumed after the last event of an ended run; nothing more will come.' },
-      400: 'A cursor the service did not issue (`cursor_invalid`), or one of another run’s events (`cursor_filter_mismatch`).',
+      400: '`limit` is not an integer from 1 to 500 (`validation_failed`, with an `errors` entry naming `limit` in `query`); a cursor the service did not issue (`cursor_invalid`), or one of another run’s events (`cursor_filter_mismatch`).',
       404: 'No such run, a malformed id, or another account’s (indistinguishable, `not_found`).',
       406: '`Accept` takes neither `application/json` nor `text/event-stream` (`not_acceptable`).',
       410: 'The events after the cursor or `Last-Event-ID` are past the 30-day retention (`event_cursor_expired`).',
-      422: '`limit` is not an integer from 1 to 500 (`validation_failed`, with an `errors` entry naming `limit` in `query`).',
     })),
 });

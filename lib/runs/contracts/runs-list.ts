@@ -10,6 +10,7 @@ export const RunsList = defineEndpoint({
   auth: 'bearer',
   query: ListRunsQuery,
   table: 'read',
+  serviceKey: true,
   operationId: 'listRuns',
   summary: 'List runs',
   description:

@@ -12,6 +12,7 @@ export const WebhookDeliveriesList = defineEndpoint({
   params: EndpointIdParams,
   query: ListWebhookQuery,
   table: 'read',
+  serviceKey: true,
   operationId: 'listWebhookDeliveries',
   summary: 'List an endpoint’s deliveries',
   description:

@@ -10,6 +10,7 @@ export const WebhookEndpointsList = defineEndpoint({
   auth: 'bearer',
   query: ListWebhookQuery,
   table: 'read',
+  serviceKey: true,
   operationId: 'listWebhookEndpoints',
   summary: 'List webhook endpoints',
   description: 'Newest first, paged with `limit` and `cursor`; never with their secrets.',

@@ -10,6 +10,7 @@ export const WorkflowsList = defineEndpoint({
   auth: 'bearer',
   query: ListWorkflowsQuery,
   table: 'read',
+  serviceKey: true,
   operationId: 'listWorkflows',
   summary: 'List or search workflows',
   description:
