@@ -24,3 +24,13 @@ export async function ensureDemoAccount() {
   const minted = await mintToken({ tokens: tokensRepo(table), newTokenId }, account, { name: 'Demo token', duration_minutes: 24 * 60 }, serviceEnv.baseUrl);
   return { email: DEMO_EMAIL, password, token: minted.token, expiresAt: minted.expires_at };
 }
+
+/** What `npm start` prints of a demo account it created. */
+export function printDemoAccount(demo: Awaited<ReturnType<typeof ensureDemoAccount>>, url: string): void {
+  if (!demo) return;
+  console.log('\nCreated a demo account (the table was empty):');
+  console.log(`  email:    ${demo.email}`);
+  console.log(`  password: ${demo.password}`);
+  console.log(`  token:    ${demo.token}  (valid until ${demo.expiresAt})`);
+  console.log(`\nTry:\n  curl -s ${url}/v1/api-tokens -H "Authorization: Bearer ${demo.token}"\n`);
+}

@@ -94,3 +94,29 @@ export async function startSqsEmulator(): Promise<RunningService> {
   const server = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' });
   return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
 }
+
+/** DynamoDB Local and the SQS emulator, each unless an endpoint is given for it (then that one is used). */
+export async function startEmulators(options: { dynamodbEndpoint?: string; sqsEndpoint?: string; dataDir?: string }): Promise<{
+  dynamodbEndpoint: string;
+  sqsEndpoint: string;
+  stop(): Promise<void>;
+}> {
+  const services: RunningService[] = [];
+  const stop = async () => {
+    for (const service of services.reverse()) await service.stop().catch(() => undefined);
+  };
+  const started = (service: RunningService) => {
+    services.push(service);
+    return service.endpoint;
+  };
+  try {
+    const [dynamodbEndpoint, sqsEndpoint] = await Promise.all([
+      options.dynamodbEndpoint ?? startDynamoDbLocal({ dataDir: options.dataDir }).then(started),
+      options.sqsEndpoint ?? startSqsEmulator().then(started),
+    ]);
+    return { dynamodbEndpoint, sqsEndpoint, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

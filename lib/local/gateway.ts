@@ -18,8 +18,22 @@ const API_TIMEOUT_SECONDS = 29;
  */
 const LOCAL_STREAM_TIMEOUT_SECONDS = 31 * 60;
 
+/** What the gateway routes on; a RouteDefinition is one, and so is a route of a synthesized template. */
+export type GatewayRoute = Pick<RouteDefinition, 'id' | 'method' | 'path' | 'streaming' | 'timeoutSeconds'> & { entry?: string };
+
+/** Answers the invocation itself on `res` (a stream). */
+export const STREAMED = Symbol('streamed');
+
+/**
+ * Runs the function behind a route: its payload 2.0 result, or STREAMED when
+ * it wrote the answer to `res` itself.
+ */
+export type RouteInvoker = (route: GatewayRoute, event: APIGatewayProxyEventV2, res: ServerResponse) => Promise<unknown>;
+
 export interface GatewayOptions {
-  routes: readonly RouteDefinition[];
+  routes: readonly GatewayRoute[];
+  /** Default: the route's handler file, in this process (`npm start`). */
+  invoke?: RouteInvoker;
   port: number;
   host?: string;
   /** Called once per request, after the answer is sent. */
@@ -111,6 +125,27 @@ function writeResult(res: ServerResponse, result: unknown): number {
   return r.statusCode;
 }
 
+/** The route's handler file run in this process, with API Gateway's timeout, or a function URL's for a stream. */
+async function invokeInProcess(route: GatewayRoute, event: APIGatewayProxyEventV2, res: ServerResponse): Promise<unknown> {
+  if (!route.entry) throw new Error(`Route ${route.id} names no handler file.`);
+  const handler = await loadHandler(route.entry);
+  const timeout = route.streaming ? Math.max(route.timeoutSeconds ?? 0, LOCAL_STREAM_TIMEOUT_SECONDS) : (route.timeoutSeconds ?? API_TIMEOUT_SECONDS);
+  const context = lambdaContext(route.id, timeout);
+  if (isStreamingHandler(handler)) {
+    await handler(event, new LocalResponseStream(res), context);
+    return STREAMED;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), timeout * 1000)));
+  const result = await Promise.race([(handler as (e: unknown, c: unknown) => Promise<unknown>)(event, context), timedOut]);
+  clearTimeout(timer);
+  if (result !== TIMED_OUT) return result;
+  problem(res, 504, 'gateway_timeout', 'The handler did not answer in time.');
+  return STREAMED;
+}
+
+const TIMED_OUT = Symbol('timed out');
+
 function problem(res: ServerResponse, status: number, code: string, detail: string): number {
   const body = { type: `about:blank`, title: code, status, detail, code, trace_id: randomUUID() };
   res.writeHead(status, { 'Content-Type': 'application/problem+json' }).end(JSON.stringify(body));
@@ -140,22 +175,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         return;
       }
       const event = toApiGatewayEvent(req, body, matched.routeKey, matched.params);
-      const handler = await loadHandler(matched.route.entry);
-      const timeout = matched.route.streaming
-        ? Math.max(matched.route.timeoutSeconds ?? 0, LOCAL_STREAM_TIMEOUT_SECONDS)
-        : (matched.route.timeoutSeconds ?? API_TIMEOUT_SECONDS);
-      const context = lambdaContext(matched.route.id, timeout);
-      if (isStreamingHandler(handler)) {
-        const stream = new LocalResponseStream(res);
-        await handler(event, stream, context);
-        status = res.statusCode;
-        return;
-      }
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeout * 1000)));
-      const result = await Promise.race([(handler as (e: unknown, c: unknown) => Promise<unknown>)(event, context), timedOut]);
-      clearTimeout(timer);
-      status = result === 'timeout' ? problem(res, 504, 'gateway_timeout', 'The handler did not answer in time.') : writeResult(res, result);
+      const result = await (options.invoke ?? invokeInProcess)(matched.route, event, res);
+      status = result === STREAMED ? res.statusCode : writeResult(res, result);
     } catch (error) {
       // API Gateway answers a crashed integration with a bare 500; so do we, and say why on the console.
       console.error(error);

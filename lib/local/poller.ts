@@ -1,16 +1,51 @@
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { loadHandler } from './handlers.js';
 import { lambdaContext } from './lambda-runtime.js';
 import type { ProvisionedQueue } from './provision.js';
 
+/** An SQS event source mapping: which queue, how it batches, what it invokes. */
+export interface EventSource {
+  /** For the invocation's context and error lines. */
+  name: string;
+  queueUrl: string;
+  batchSize: number;
+  /** How long a batch may gather messages before it is handed over (the mapping's MaximumBatchingWindowInSeconds). */
+  maxBatchingWindowSeconds: number;
+  visibilityTimeoutSeconds: number;
+  /** The invocation's deadline. */
+  timeoutSeconds: number;
+  /** ReportBatchItemFailures: only the failed messages stay; without it, any failure keeps the whole batch. */
+  reportBatchItemFailures: boolean;
+  invoke(event: SQSEvent, context: Context): Promise<SQSBatchResponse | undefined>;
+}
+
 export interface PollerOptions {
   client: SQSClient;
-  queue: ProvisionedQueue;
-  /** Which handler to drive: the queue's worker, or its dead-letter worker on the DLQ. */
-  target: 'worker' | 'deadLetter';
+  source: EventSource;
   region?: string;
   onError?: (error: unknown) => void;
+}
+
+/** A queue's worker, or its dead-letter worker on the DLQ, from the handler files (`npm start`). */
+export function handlerSource(queue: ProvisionedQueue, target: 'worker' | 'deadLetter'): EventSource | undefined {
+  const definition = queue.definition;
+  const entry = target === 'worker' ? definition.worker : definition.deadLetterWorker;
+  if (!entry) return undefined;
+  return {
+    name: `${definition.name}-${target}`,
+    queueUrl: target === 'worker' ? queue.url : queue.dlqUrl,
+    batchSize: target === 'worker' ? definition.batchSize : 1,
+    // Locally a batch goes as soon as a message is there: the window only adds latency, and the stack's mapping keeps it.
+    maxBatchingWindowSeconds: 0,
+    visibilityTimeoutSeconds: definition.visibilityTimeoutSeconds,
+    timeoutSeconds: definition.workerTimeoutSeconds,
+    reportBatchItemFailures: true,
+    invoke: async (event, context) => {
+      const handler = (await loadHandler(entry)) as (event: SQSEvent, context: unknown) => Promise<SQSBatchResponse | undefined>;
+      return handler(event, context);
+    },
+  };
 }
 
 function toRecord(message: Message, queueArn: string, region: string): SQSRecord {
@@ -45,59 +80,62 @@ function toRecord(message: Message, queueArn: string, region: string): SQSRecord
 
 /**
  * Drives a worker the way a Lambda SQS event source mapping does: receive a
- * batch (up to `batchSize`, waiting up to the batching window), invoke the
- * handler, delete what succeeded. Failures reported in `batchItemFailures`,
- * or the whole batch when the handler throws, stay in the queue and come
- * back after the visibility timeout; the queue's redrive policy moves a
- * message to the DLQ after `maxReceiveCount` receives, as in AWS.
+ * batch (up to `batchSize`, gathering for up to the batching window), invoke
+ * the function, delete what succeeded. Failures reported in
+ * `batchItemFailures`, or the whole batch when the invocation fails, stay in
+ * the queue and come back after the visibility timeout; the queue's redrive
+ * policy moves a message to the DLQ after `maxReceiveCount` receives, as in AWS.
  */
 export function startPoller(options: PollerOptions): { stop(): Promise<void> } {
-  const { client, queue } = options;
-  const definition = queue.definition;
-  const entry = options.target === 'worker' ? definition.worker : definition.deadLetterWorker;
-  const queueUrl = options.target === 'worker' ? queue.url : queue.dlqUrl;
+  const { client, source } = options;
   const region = options.region ?? 'us-east-1';
-  const queueName = queueUrl.split('/').pop()!;
+  const queueName = source.queueUrl.split('/').pop()!;
   const queueArn = `arn:aws:sqs:${region}:000000000000:${queueName}`;
   const abort = new AbortController();
   let running = true;
 
+  const receive = async (max: number, waitSeconds: number): Promise<Message[]> => {
+    const received = await client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: source.queueUrl,
+        MaxNumberOfMessages: Math.min(10, max),
+        // Long polling answers as soon as a message arrives; stop() aborts the wait.
+        WaitTimeSeconds: waitSeconds,
+        // LOCAL_VISIBILITY_TIMEOUT_SECONDS shortens it for trying out a worker that dies (README, Runs).
+        VisibilityTimeout: Number(process.env.LOCAL_VISIBILITY_TIMEOUT_SECONDS) || source.visibilityTimeoutSeconds,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+      { abortSignal: abort.signal },
+    );
+    return received.Messages ?? [];
+  };
+
   const loop = (async () => {
-    if (!entry) return;
     while (running) {
-      let messages: Message[] = [];
       try {
-        const received = await client.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queueUrl,
-            MaxNumberOfMessages: Math.min(10, definition.batchSize),
-            // Long polling answers as soon as a message arrives; stop() aborts the wait.
-            WaitTimeSeconds: 5,
-            // LOCAL_VISIBILITY_TIMEOUT_SECONDS shortens it for trying out a worker that dies (README, Runs).
-            VisibilityTimeout: Number(process.env.LOCAL_VISIBILITY_TIMEOUT_SECONDS) || definition.visibilityTimeoutSeconds,
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-          { abortSignal: abort.signal },
-        );
-        messages = received.Messages ?? [];
+        const messages = await receive(source.batchSize, 5);
         if (messages.length === 0) continue;
-        const handler = (await loadHandler(entry)) as (event: SQSEvent, context: unknown) => Promise<SQSBatchResponse | undefined>;
+        const windowEnds = Date.now() + source.maxBatchingWindowSeconds * 1000;
+        while (running && messages.length < source.batchSize && Date.now() < windowEnds) {
+          messages.push(...(await receive(source.batchSize - messages.length, Math.min(20, Math.ceil((windowEnds - Date.now()) / 1000)))));
+        }
         const event: SQSEvent = { Records: messages.map((m) => toRecord(m, queueArn, region)) };
         let failed = new Set<string>();
         try {
-          const response = await handler(event, lambdaContext(`${definition.name}-${options.target}`, definition.workerTimeoutSeconds));
-          failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+          const response = await source.invoke(event, lambdaContext(source.name, source.timeoutSeconds));
+          const reported = (response?.batchItemFailures ?? []).map((f) => f.itemIdentifier);
+          if (reported.length > 0) failed = new Set(source.reportBatchItemFailures ? reported : messages.map((m) => m.MessageId!));
         } catch (error) {
           options.onError?.(error);
           failed = new Set(messages.map((m) => m.MessageId!));
         }
         const done = messages.filter((m) => !failed.has(m.MessageId!));
-        if (done.length > 0) {
+        for (let i = 0; i < done.length; i += 10) {
           await client.send(
             new DeleteMessageBatchCommand({
-              QueueUrl: queueUrl,
-              Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+              QueueUrl: source.queueUrl,
+              Entries: done.slice(i, i + 10).map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle! })),
             }),
           );
         }

@@ -4,10 +4,10 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { QUEUES } from '#app/queues.js';
 import { ROUTES, type RouteDefinition } from '#app/routes.js';
 import { type QueueDefinition, queueUrlVariable } from '#platform/queues.js';
-import { type RunningService, startDynamoDbLocal, startSqsEmulator } from './emulators.js';
+import { startEmulators } from './emulators.js';
 import { type RunningGateway, startGateway } from './gateway.js';
 import { REPO_ROOT } from './handlers.js';
-import { startPoller } from './poller.js';
+import { handlerSource, startPoller } from './poller.js';
 import { ensureQueues, ensureTable, type ProvisionedQueue } from './provision.js';
 
 export interface LocalStackOptions {
@@ -40,7 +40,8 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /** Drives every queue's worker and dead-letter worker; returns their stop. */
 export function startWorkers(client: SQSClient, queues: readonly ProvisionedQueue[], region: string, onError?: (error: unknown) => void): () => Promise<void> {
-  const pollers = queues.flatMap((queue) => (['worker', 'deadLetter'] as const).map((target) => startPoller({ client, queue, target, region, onError })));
+  const sources = queues.flatMap((queue) => (['worker', 'deadLetter'] as const).flatMap((target) => handlerSource(queue, target) ?? []));
+  const pollers = sources.map((source) => startPoller({ client, source, region, onError }));
   return async () => {
     await Promise.all(pollers.map((poller) => poller.stop()));
   };
@@ -61,14 +62,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const region = options.region ?? 'us-east-1';
     const tableName = options.tableName ?? 'workflow-service';
     const queuePrefix = options.queuePrefix ?? 'workflow-service-';
-    const started = (service: RunningService) => {
-      stops.push(service.stop);
-      return service.endpoint;
-    };
-    const [dynamodbEndpoint, sqsEndpoint] = await Promise.all([
-      options.dynamodbEndpoint ?? startDynamoDbLocal({ dataDir: options.dataDir }).then(started),
-      options.sqsEndpoint ?? startSqsEmulator().then(started),
-    ]);
+    const emulators = await startEmulators(options);
+    stops.push(emulators.stop);
+    const { dynamodbEndpoint, sqsEndpoint } = emulators;
 
     const ddbClient = new DynamoDBClient({ endpoint: dynamodbEndpoint, region, credentials: LOCAL_CREDENTIALS });
     const sqsClient = new SQSClient({ endpoint: sqsEndpoint, region, credentials: LOCAL_CREDENTIALS });
