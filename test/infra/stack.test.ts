@@ -250,3 +250,15 @@ test('outputs: ApiUrl, BaseUrl, a StreamUrl per streaming route, TableName, Alar
   for (const name of ['ApiUrl', 'BaseUrl', ...streamRoutes.map((r) => `StreamUrl${r.id}`), 'TableName', 'AlarmTopicArn'])
     assert.ok(outputs.includes(name), name);
 });
+
+test('the operator’s outbound settings (context) reach the workers and the routes marked outbound, and no other function', () => {
+  for (const stack of nested) {
+    for (const [, fn] of resourcesOfType(stack, 'AWS::Lambda::Function')) {
+      const description = String(fn.Properties?.Description);
+      const route = ROUTES.find((r) => description === `${r.method} ${r.path}`);
+      const expected = description.startsWith('Worker for queue') || route?.outbound === true;
+      const env = fn.Properties?.Environment?.Variables as Record<string, unknown>;
+      assert.deepEqual([env.OUTBOUND_ALLOWED_HOSTS, env.OUTBOUND_ALLOW_INSECURE], expected ? ['127.0.0.1', 'true'] : [undefined, undefined], description);
+    }
+  }
+});
