@@ -125,7 +125,11 @@ export function startPoller(options: PollerOptions): { stop(): Promise<void> } {
         try {
           const response = await source.invoke(event, lambdaContext(source.name, source.timeoutSeconds));
           const reported = (response?.batchItemFailures ?? []).map((f) => f.itemIdentifier);
-          if (reported.length > 0) failed = new Set(source.reportBatchItemFailures ? reported : messages.map((m) => m.MessageId!));
+          if (reported.length > 0) {
+            failed = new Set(source.reportBatchItemFailures ? reported : messages.map((m) => m.MessageId!));
+            // A message kept for another try is a failure too: say so, as Lambda's log would.
+            options.onError?.(new Error(`${source.name}: ${reported.length} of ${messages.length} messages failed and stay in the queue (${reported.join(', ')}).`));
+          }
         } catch (error) {
           options.onError?.(error);
           failed = new Set(messages.map((m) => m.MessageId!));

@@ -1,7 +1,9 @@
+import { resolve } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { QUEUES } from '#app/queues.js';
 import { queueUrlVariable } from '#platform/queues.js';
 import { LocalStackError } from './emulators.js';
+import { REPO_ROOT } from './handlers.js';
 import { ensureQueues } from './provision.js';
 import { startWorkers } from './stack.js';
 import { readLocalStackState } from './state.js';
@@ -28,6 +30,8 @@ async function main(): Promise<void> {
     AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
     AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
     BASE_URL: state.url,
+    // The key `npm start` signs with (webhook secrets, cursors): the same file, so deliveries made here verify.
+    SERVICE_KEY_FILE: process.env.SERVICE_KEY_FILE ?? resolve(REPO_ROOT, '.local-data', 'service-key'),
   });
   const client = new SQSClient({ endpoint: state.sqsEndpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const queues = await ensureQueues(client, queuePrefix, QUEUES);
