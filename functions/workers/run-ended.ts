@@ -1,7 +1,6 @@
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type EvaluationsDeps, evaluationsDeps } from '#evaluations/evaluations-deps.js';
 import { recordRunEnded } from '#evaluations/outcomes.js';
+import { queueWorker } from '#platform/queue-worker.js';
 import type { RunEnded } from '#runs/index.js';
 
 /**
@@ -11,12 +10,6 @@ import type { RunEnded } from '#runs/index.js';
  * attempt the run fills and completes when it was its last run. Every step
  * is idempotent, so a notice delivered twice changes nothing.
  */
-export const makeHandler = (deps: EvaluationsDeps = evaluationsDeps()) => {
-  const processor = new BatchProcessor(EventType.SQS);
-  return async (event: SQSEvent, context: Context) => {
-    const record = async (r: SQSRecord) => recordRunEnded(deps, JSON.parse(r.body) as RunEnded);
-    return processPartialResponse(event, record, processor, { context, throwOnFullBatchFailure: false });
-  };
-};
+export const makeHandler = (deps: EvaluationsDeps = evaluationsDeps()) => queueWorker((r) => recordRunEnded(deps, JSON.parse(r.body) as RunEnded));
 
 export const handler = makeHandler();

@@ -1,5 +1,4 @@
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { queueWorker } from '#platform/queue-worker.js';
 import { type DeliveryDeps, processDelivery } from '#webhooks/deliver.js';
 import type { DeliveryMessage } from '#webhooks/delivery-messages.js';
 import { deliveryDeps } from '#webhooks/worker-deps.js';
@@ -9,12 +8,6 @@ import { deliveryDeps } from '#webhooks/worker-deps.js';
  * signed POST per message, its outcome recorded before the message is
  * deleted (a failed record leaves it to come back: partial batch failures).
  */
-export const makeHandler = (deps: DeliveryDeps = deliveryDeps()) => {
-  const processor = new BatchProcessor(EventType.SQS);
-  return async (event: SQSEvent, context: Context) => {
-    const record = async (r: SQSRecord) => processDelivery(deps, JSON.parse(r.body) as DeliveryMessage);
-    return processPartialResponse(event, record, processor, { context, throwOnFullBatchFailure: false });
-  };
-};
+export const makeHandler = (deps: DeliveryDeps = deliveryDeps()) => queueWorker((r) => processDelivery(deps, JSON.parse(r.body) as DeliveryMessage));
 
 export const handler = makeHandler();

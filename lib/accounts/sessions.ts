@@ -2,6 +2,7 @@ import { SESSION_TTL_SECONDS } from '#platform/config/limits.js';
 import { limitsInForce } from '#platform/config/plans.js';
 import { decoyPasswordHash, randomSecret, sha256Hex, verifyPassword } from '#platform/crypto.js';
 import { UnauthorizedError } from '#platform/errors.js';
+import { appendLogKeys } from '#platform/observability/logger.js';
 import type { Account, AccountsRepo } from './accounts-repository.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { SessionsRepo } from './sessions-repository.js';
@@ -21,6 +22,7 @@ export async function login(deps: SessionDeps, email: string, password: string, 
   const account = await deps.accounts.findByEmail(email);
   const ok = await verifyPassword(password, account?.password_hash ?? (await decoyPasswordHash()));
   if (!account || !ok) throw new UnauthorizedError('The email or password is incorrect.');
+  appendLogKeys({ account_id: account.id });
   const secret = randomSecret(32);
   const expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
   await deps.sessions.put(sha256Hex(secret), account.id, expiresAt);
@@ -40,6 +42,7 @@ export async function accountOfSession(deps: SessionDeps & { rates: RateLimiter 
   const session = secret ? await deps.sessions.get(sha256Hex(secret)) : undefined;
   const account = session ? await deps.accounts.get(session.account_id) : undefined;
   if (!account) throw new UnauthorizedError('A signed-in browser session is required.');
+  appendLogKeys({ account_id: account.id });
   await deps.rates.admit(account.id, limitsInForce(account));
   return account;
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '#platform/config/limits.js';
-import { limitParam } from '#platform/http/common-schemas.js';
+import { boundedJson, JSON_DEPTH_RULE, limitParam } from '#platform/http/common-schemas.js';
 import { RUN_INPUT_MAX_BYTES } from '#runs/model.js';
 import { CHECK_TYPES, CHECK_VALUE_MAX, EVALUATION_STATUSES, MAX_ATTEMPTS_PER_CASE, MAX_CASES } from './model.js';
 
@@ -16,10 +16,11 @@ const ExpectedBody = z
   });
 
 /** A case's input is what its runs are given: POST /v2/runs's `input`, with the same bound. */
-const CaseInput = z
-  .union([z.string().max(RUN_INPUT_MAX_BYTES), z.record(z.string(), z.unknown())])
+const CaseInput = boundedJson(z.union([z.string().max(RUN_INPUT_MAX_BYTES), z.record(z.string(), z.unknown())]))
   .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= RUN_INPUT_MAX_BYTES, { error: `must be at most ${RUN_INPUT_MAX_BYTES} bytes of JSON` })
-  .meta({ description: 'The input of each run of the case, as POST /v2/runs takes it (the user’s message; `local/script` plays `{"steps": [...]}`).' });
+  .meta({
+    description: `The input of each run of the case, as POST /v2/runs takes it (the user’s message; \`local/script\` plays \`{"steps": [...]}\`). ${JSON_DEPTH_RULE}`,
+  });
 
 const CaseBody = z.strictObject({
   id: z.string().min(1).max(100).meta({ description: 'The case’s id, unique within the evaluation.' }),

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { InteractionsService } from '#interactions/index.js';
+import { METRIC } from '#platform/observability/metric-names.js';
+import { countMetric } from '#platform/observability/metrics.js';
 import type { WorkflowNode } from '#workflows/index.js';
 import { type EventBuffer, emitNode, emitRequest } from './emit.js';
 import type { NodeExecution, WorkflowRequest, WorkflowRequestsRepo } from './workflow-requests-repository.js';
@@ -64,6 +66,7 @@ export async function resumeApproval(deps: ApprovalDeps, request: WorkflowReques
         failed_at: at,
       };
   if (!(await deps.requests.settleNode(request.id, node.node_id, ['waiting'], set))) return undefined;
+  countMetric(METRIC.nodeExecutions, { status: set.status });
   const settled = { ...node, ...set };
   if (approved) {
     const others = (await deps.requests.listNodes(request.id)).filter((n) => n.status === 'waiting' && n.node_id !== node.node_id);

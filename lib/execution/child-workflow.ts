@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DomainError } from '#platform/errors.js';
+import { METRIC } from '#platform/observability/metric-names.js';
+import { countMetric } from '#platform/observability/metrics.js';
 import type { WorkflowNode } from '#workflows/index.js';
 import { type EventBuffer, emitNode } from './emit.js';
 import type { EnqueueNodeTasks } from './node-queue.js';
@@ -96,6 +98,7 @@ export async function resumeChild(
     set = { status: 'failed', error: { code: 'child_workflow_failed', message: `The child request ${child.id} ended ${child.status}.` }, failed_at: at };
   }
   if (!(await deps.requests.settleNode(request.id, node.node_id, ['in_progress'], set))) return undefined;
+  countMetric(METRIC.nodeExecutions, { status: set.status });
   const settled = { ...node, ...set };
   await emitNode(deps, settled);
   return settled;

@@ -1,12 +1,14 @@
 import type { AccountEvent } from '#events/account-events.js';
 import type { InteractionsService } from '#interactions/index.js';
+import { METRIC } from '#platform/observability/metric-names.js';
+import { countMetric } from '#platform/observability/metrics.js';
 import { nameBasedUuid } from '#platform/uuid.js';
 import type { WebhookNotices } from '#webhooks/index.js';
 import { interactionIdFor } from './approval.js';
 import { EventBuffer, emitNode, emitRequest } from './emit.js';
 import { type FailureInfo, isTerminalNode, NODE_OPEN, type NodeExecution, REQUEST_OPEN, type WorkflowRequest } from './model.js';
 import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
-import { requestView } from './views.js';
+import { reducedRequestView, requestView } from './views.js';
 import { wakeParent } from './wake.js';
 import type { WorkflowRequestsRepo } from './workflow-requests-repository.js';
 
@@ -29,6 +31,7 @@ export async function settleAs(deps: FinishDeps, node: NodeExecution, status: 's
   const at = new Date().toISOString();
   const set = status === 'failed' ? { status, error: failure, failed_at: at } : { status, completed_at: at };
   if (!(await deps.requests.settleNode(node.workflow_request_id, node.node_id, NODE_OPEN, set, undefined, node.unwritten ? node : undefined))) return false;
+  countMetric(METRIC.nodeExecutions, { status });
   // A question nobody can act on any more is cancelled with its node.
   if (node.status === 'waiting' && deps.interactions) await deps.interactions.resolve(interactionIdFor(node.id), 'cancelled', null);
   await emitNode(deps, { ...node, ...set });
@@ -79,9 +82,9 @@ async function finishRequestBuffered(
   deps.starts?.delete(requestId);
   // The end is an event (`workflow_request.<status>`) written with it when an endpoint of the account takes it.
   let event: AccountEvent | undefined;
-  const eventOf = async (ended: WorkflowRequest) => {
+  const eventOf = async (ended: WorkflowRequest, reduced = false) => {
     const { id, type } = endEvent(ended);
-    event = (await deps.webhooks.listening(ended.account_id, type)) ? { id, type, data: requestView(ended) } : undefined;
+    event = (await deps.webhooks.listening(ended.account_id, type)) ? { id, type, data: (reduced ? reducedRequestView : requestView)(ended) } : undefined;
     return event;
   };
   const finished = await deps.requests.endRequest(
@@ -98,6 +101,7 @@ async function finishRequestBuffered(
   );
   // The terminal request event goes last: listeners close on it.
   if (finished) {
+    countMetric(METRIC.workflowRequestsEnded, { status: finished.status });
     // Its created_at is the end's time, so the same notice can be sent again by whoever finds the request ended.
     if (event && finished.completed_at) await deps.webhooks.announce(finished.account_id, { ...endEvent(finished), created_at: finished.completed_at });
     await emitRequest(deps, finished);

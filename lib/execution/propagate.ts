@@ -1,3 +1,5 @@
+import { METRIC } from '#platform/observability/metric-names.js';
+import { countMetric } from '#platform/observability/metrics.js';
 import { emitNode } from './emit.js';
 import { finishRequest } from './finish.js';
 import type { Graph } from './graph.js';
@@ -66,6 +68,7 @@ async function dispatchChild(deps: Invocation, request: WorkflowRequest, graph: 
       const skippedAt = new Date().toISOString();
       const create = child.unwritten ? child : undefined;
       if (await deps.requests.settleNode(request.id, child.node_id, ['blocked'], { status: 'skipped', completed_at: skippedAt }, undefined, create)) {
+        countMetric(METRIC.nodeExecutions, { status: 'skipped' });
         const { unwritten: _, ...skipped } = { ...child, status: 'skipped' as const, completed_at: skippedAt };
         await emitNode(deps, skipped);
         next.walk.push(skipped);

@@ -1,5 +1,8 @@
 import { nodeCostMicroUsd } from '#platform/config/prices.js';
 import { Failure } from '#platform/failure.js';
+import { jsonDepth } from '#platform/json-depth.js';
+import { METRIC } from '#platform/observability/metric-names.js';
+import { countMetric } from '#platform/observability/metrics.js';
 import type { WorkflowNode } from '#workflows/index.js';
 import { openApproval, resumeApproval } from './approval.js';
 import { resumeChild, startChild } from './child-workflow.js';
@@ -36,8 +39,22 @@ import {
 
 /** A node execution is one DynamoDB item (400 KB at most); its output must leave room for the rest. */
 export const MAX_OUTPUT_BYTES = 300_000;
-const outputTooLarge = (output: unknown): boolean => Buffer.byteLength(JSON.stringify(output ?? null)) > MAX_OUTPUT_BYTES;
-const outputTooLargeFailure = () => new NodeFailure('output_too_large', `The node output exceeds ${MAX_OUTPUT_BYTES} bytes of JSON.`, false);
+/**
+ * How deep a node output may nest: DynamoDB holds 31 levels under an attribute, and an output is wrapped in its
+ * children's input by parent id, a `workflow` node's output holding its child's outputs by id (3 levels over it
+ * in the input of a node after a `workflow` node). Measured first: serializing a far deeper value overflows the stack.
+ */
+export const MAX_OUTPUT_DEPTH = 28;
+/** Why an output cannot be stored, if it cannot. */
+const unstorableOutput = (output: unknown): NodeFailure | undefined => {
+  if (jsonDepth(output, MAX_OUTPUT_DEPTH) > MAX_OUTPUT_DEPTH) {
+    return new NodeFailure('output_too_deep', `The node output nests objects and arrays more than ${MAX_OUTPUT_DEPTH} levels deep.`, false);
+  }
+  if (Buffer.byteLength(JSON.stringify(output ?? null)) > MAX_OUTPUT_BYTES) {
+    return new NodeFailure('output_too_large', `The node output exceeds ${MAX_OUTPUT_BYTES} bytes of JSON.`, false);
+  }
+  return undefined;
+};
 
 /** Leave the invocation a margin to record the outcome, but never eat the whole budget. */
 const nodeTimeoutMs = (definition: WorkflowNode, budgetMs: number): number =>
@@ -187,8 +204,9 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
     return;
   }
   await late.done();
-  if (outputTooLarge(output)) {
-    await handleFailure(deps, request, graph, definition, claimed, outputTooLargeFailure(), true);
+  const unstorable = unstorableOutput(output);
+  if (unstorable) {
+    await handleFailure(deps, request, graph, definition, claimed, unstorable, true);
     return;
   }
   const completedAt = new Date().toISOString();
@@ -202,6 +220,7 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
     nodeCost(request, output),
   );
   if (!settled) return; // Stopped meanwhile, or the lease was taken over: that delivery owns the node.
+  countMetric(METRIC.nodeExecutions, { status: 'completed' });
   const done = { ...claimed, status: 'completed' as const, output_data: output, completed_at: completedAt };
   deps.settled.set(done.node_id, done);
   await emitNode(deps, done);
@@ -233,7 +252,8 @@ async function runPure(
   try {
     if (refused) throw refused;
     output = await runWithTimeout(deps.runtime, definition, input, timeoutMs, request, { ...node, input_data: input, attempt_count: attempt });
-    if (outputTooLarge(output)) throw outputTooLargeFailure();
+    const unstorable = unstorableOutput(output);
+    if (unstorable) throw unstorable;
     set = {
       status: 'completed',
       input_data: input,
@@ -256,6 +276,7 @@ async function runPure(
   const cost = refused ? undefined : nodeCost(request, output);
   if (!(await deps.requests.settleNode(request.id, node.node_id, ['pending', 'blocked'], set, node.attempt_count, node.unwritten ? node : undefined, cost)))
     return;
+  countMetric(METRIC.nodeExecutions, { status: set.status });
   const { unwritten: _, ...settled } = { ...node, ...set };
   deps.settled.set(node.node_id, settled);
   await emitNode(deps, settled);
@@ -322,6 +343,7 @@ async function handleFailure(
     ))
   )
     return;
+  countMetric(METRIC.nodeExecutions, { status: 'failed' });
   const failed = { ...node, status: 'failed' as const, error: failure, failed_at: failedAt };
   await emitNode(deps, failed);
   // A failed node fails the request: nothing runs inline after it.

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type FieldError, ValidationError } from '#platform/errors.js';
+import { METRIC } from '#platform/observability/metric-names.js';
+import { countMetric } from '#platform/observability/metrics.js';
 import type { WebhookNotices } from '#webhooks/index.js';
 import type { WorkflowDefinition } from '#workflows/index.js';
 import { isExecutable, NODE_PRECHECKS } from './capabilities.js';
@@ -148,6 +150,9 @@ export async function startRequest(
   };
   if ((parent || options.id !== undefined) && (await deps.requests.get(id))) return request; // Started by an earlier delivery.
   await deps.requests.create(request, nodes, unwritten, parent ? undefined : limits?.concurrency);
+  countMetric(METRIC.workflowRequestsStarted);
+  // The nodes no chosen entry leads to were settled by the creation itself.
+  countMetric(METRIC.nodeExecutions, { status: 'skipped' }, nodes.filter((node) => node.status === 'skipped').length);
   try {
     await deps.enqueue(input.entry_node_ids.map((nodeId) => ({ request_id: id, node_id: nodeId, node_type: graph.nodes.get(nodeId)?.type })));
   } catch (error) {

@@ -33,6 +33,13 @@ export const requestView = (r: WorkflowRequest) => ({
   created_at: r.created_at,
 });
 
+/**
+ * The request without what its caller sent (`payload` empty, `query` and
+ * `metadata` null), for the event of an end whose whole view could not be
+ * stored (endRequest); GET /v1/workflow-requests/{id} still shows them.
+ */
+export const reducedRequestView = (r: WorkflowRequest) => ({ ...requestView(r), payload: {}, query: null, metadata: null });
+
 /** The node execution as the API shows it (specification, Node execution). */
 export const nodeView = (n: NodeExecution) => ({
   id: n.id,

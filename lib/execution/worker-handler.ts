@@ -1,6 +1,5 @@
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { interactionsService } from '#interactions/index.js';
+import { queueWorker } from '#platform/queue-worker.js';
 import { usageMeter } from '#usage/index.js';
 import { webhookNotices } from '#webhooks/index.js';
 import { chatLookup, workflowVersions } from '#workflows/index.js';
@@ -26,9 +25,5 @@ export const engineDeps = (runtime: WorkerRuntime): EngineDeps => ({
  * `batchItemFailures` and comes back after the visibility timeout.
  */
 export function nodeTaskHandler(deps: EngineDeps) {
-  const processor = new BatchProcessor(EventType.SQS);
-  return async (event: SQSEvent, context: Context) => {
-    const record = async (r: SQSRecord) => processNodeTask(JSON.parse(r.body) as NodeTask, deps, () => context.getRemainingTimeInMillis());
-    return processPartialResponse(event, record, processor, { context, throwOnFullBatchFailure: false });
-  };
+  return queueWorker((r, context) => processNodeTask(JSON.parse(r.body) as NodeTask, deps, () => context.getRemainingTimeInMillis()));
 }

@@ -8,7 +8,7 @@ import { batchPut } from '#platform/table/batch.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
 import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
-import { cancellationReasons, defaultTable, isConditionFailure, nowIso, type TableRef } from '#platform/table/table.js';
+import { cancellationReasons, defaultTable, isConditionFailure, isRefusedForContent, nowIso, type TableRef } from '#platform/table/table.js';
 import { type TransactItem, transactWrite } from '#platform/table/transactions.js';
 import { equalityFilter, guardedSet } from '#platform/table/update-expressions.js';
 import { type UsageMeter, usageMeter } from '#usage/index.js';
@@ -92,6 +92,12 @@ const sumOf = (items: readonly Record<string, unknown>[], attribute: string): nu
 
 /** Settles refused only by a usage window opened meanwhile, tried again on a fresh read, before giving up. */
 const METERED_ATTEMPTS = 5;
+
+/** The failure of a request whose end DynamoDB refused for what it holds, written instead of that end. */
+const unrecordableEnd = (status: RequestStatus) => ({
+  code: 'internal_error',
+  message: `The request’s end (${status}) could not be recorded: its payload or metadata is nested deeper or larger than can be stored. It failed instead.`,
+});
 
 /** The id of a workflow request's one debit. */
 export const requestDebitId = (requestId: string): string => transactionIdFor(`debit:workflow_request:${requestId}`);
@@ -404,6 +410,9 @@ export function workflowRequestsRepo(table: TableRef = defaultTable(), meter: Pi
      * work in progress (`concurrency_slot`, see create) releases it in the
      * same transaction. The request is read first (its account, node count
      * and slot) and after (a transaction does not return the item).
+     * An end DynamoDB refuses for what it holds (its event's request view
+     * nested too deep or too large) is written failed (`internal_error`)
+     * with the event reduced, its slot, counts and debit as any end's.
      * Undefined when the request was not in `from`.
      */
     async endRequest(
@@ -412,15 +421,19 @@ export function workflowRequestsRepo(table: TableRef = defaultTable(), meter: Pi
       set: Partial<WorkflowRequest> & { status: RequestStatus },
       /** The fees its nodes left to the end, when the caller read them with every node settled (outcome). */
       knownFees?: number,
-      /** The event that tells of the end (an account event, for webhooks), written in the same transaction; asked once, with the request as it ends. */
-      eventOf?: (ended: WorkflowRequest) => Promise<AccountEvent | undefined>,
+      /**
+       * The event that tells of the end (an account event, for webhooks), written in the same transaction; asked
+       * with the request as it ends, and again, `reduced` (without what its caller sent), for an end written failed
+       * because DynamoDB refused it for what it holds.
+       */
+      eventOf?: (ended: WorkflowRequest, reduced?: boolean) => Promise<AccountEvent | undefined>,
     ): Promise<WorkflowRequest | undefined> {
       const current = await this.get(requestId);
       if (!current || !from.includes(current.status)) return undefined;
       const ended = typeof set.completed_at === 'string' ? set.completed_at : nowIso();
       // A request that never showed `in_progress` (its start deferred, executor.ts) starts no later than it ends.
-      const applied = current.started_at || set.started_at ? set : { ...set, started_at: ended };
-      const { names, values, update, condition } = guardedSet(applied, from);
+      let applied = current.started_at || set.started_at ? set : { ...set, started_at: ended };
+      let guarded = guardedSet(applied, from);
       // The fees its nodes left to the end (settleNode): every node is settled by now (finish.ts stops the open ones first).
       const fees = knownFees ?? sumOf(await queryNodeItems(requestId, '#status, #error, unrecorded_micro_usd'), 'unrecorded_micro_usd');
       // The slot of work in progress it took at creation is given back with the end that frees it, and its mark
@@ -431,7 +444,8 @@ export function workflowRequestsRepo(table: TableRef = defaultTable(), meter: Pi
       const { concurrency_slot: _slot, ...rest } = current;
       const endedAt = new Date(ended);
       let ending = { ...rest, ...applied, ...(fees > 0 ? { cost_micro_usd: (current.cost_micro_usd ?? 0) + fees } : {}) } as WorkflowRequest;
-      const event = eventOf ? await eventOf(ending) : undefined;
+      let event = eventOf ? await eventOf(ending) : undefined;
+      let reduced = false;
       for (let round = 1; ; round++) {
         const recorded = fees > 0 ? await meter.record(current.account_id, fees) : undefined;
         const feesExtra = recorded?.extraMicroUsd ?? 0;
@@ -445,10 +459,10 @@ export function workflowRequestsRepo(table: TableRef = defaultTable(), meter: Pi
             Update: {
               TableName: tableName,
               Key: keys.workflowRequest(requestId),
-              UpdateExpression: `${update}${adds}${holdsSlot ? ' REMOVE concurrency_slot' : ''}`,
-              ConditionExpression: condition,
-              ExpressionAttributeNames: names,
-              ExpressionAttributeValues: { ...values, ...(fees > 0 ? { ':fees': fees, ':fees_extra': feesExtra } : {}) },
+              UpdateExpression: `${guarded.update}${adds}${holdsSlot ? ' REMOVE concurrency_slot' : ''}`,
+              ConditionExpression: guarded.condition,
+              ExpressionAttributeNames: guarded.names,
+              ExpressionAttributeValues: { ...guarded.values, ...(fees > 0 ? { ':fees': fees, ':fees_extra': feesExtra } : {}) },
             },
           },
           ...(Object.keys(counts).length > 0 ? [activityUpdate(tableName, current.account_id, utcDay(ended), counts)] : []),
@@ -474,6 +488,21 @@ export function workflowRequestsRepo(table: TableRef = defaultTable(), meter: Pi
           if (fees > 0) ending = { ...ending, extra_micro_usd: extra };
           return ending;
         } catch (error) {
+          if (!reduced && isRefusedForContent(error)) {
+            // Refused for what it holds (a payload nested too deep for DynamoDB in its event, an item too large): the
+            // same end would be refused on every try, and a request that cannot end keeps its slot and its debit unpaid.
+            logger().error('a workflow request’s end was refused for what it holds; it ends failed without it', {
+              workflow_request_id: requestId,
+              status: applied.status,
+              error: error as Error,
+            });
+            reduced = true;
+            applied = { ...applied, status: 'failed', error: unrecordableEnd(applied.status) };
+            guarded = guardedSet(applied, from);
+            ending = { ...ending, ...applied };
+            event = eventOf ? await eventOf(ending, true) : undefined;
+            continue;
+          }
           const reasons = cancellationReasons(error);
           const refused = (index: number) => reasons?.[offset + index]?.Code === 'ConditionalCheckFailed';
           if (!reasons || refused(0)) {

@@ -128,7 +128,9 @@ export function startPoller(options: PollerOptions): { stop(): Promise<void> } {
           if (reported.length > 0) {
             failed = new Set(source.reportBatchItemFailures ? reported : messages.map((m) => m.MessageId!));
             // A message kept for another try is a failure too: say so, as Lambda's log would.
-            options.onError?.(new Error(`${source.name}: ${reported.length} of ${messages.length} messages failed and stay in the queue (${reported.join(', ')}).`));
+            options.onError?.(
+              new Error(`${source.name}: ${reported.length} of ${messages.length} messages failed and stay in the queue (${reported.join(', ')}).`),
+            );
           }
         } catch (error) {
           options.onError?.(error);

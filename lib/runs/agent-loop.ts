@@ -2,6 +2,7 @@ import type { InteractionsService } from '#interactions/index.js';
 import { McpServerError } from '#mcp/errors.js';
 import { resolveModel } from '#models/registry.js';
 import type { ToolCall } from '#models/types.js';
+import { isRefusedForContent } from '#platform/table/table.js';
 import { type EndDeps, endRun } from './cancel-run.js';
 import type { RunEventData } from './events.js';
 import { keepLease, type Lease, RunStopped, takeLease, watched } from './lease.js';
@@ -50,6 +51,12 @@ export const CHAT_HISTORY_RUNS = 20;
 /** With less than this left of the invocation, the loop continues in a new message rather than start a step. */
 export const CONTINUE_MARGIN_MS = 120_000;
 
+const STEP_NOT_STORABLE: RunFailure = {
+  code: 'internal_error',
+  message: 'A step of the run could not be recorded: what the model or a tool answered is nested deeper or larger than can be stored.',
+  retryable: false,
+};
+
 /** The loop ended its part: the run waits, ended, or another worker has it. */
 class Stop extends Error {}
 
@@ -92,6 +99,14 @@ export async function runLoop(deps: LoopDeps, start: Run, ctx: LoopContext): Pro
   } catch (error) {
     if (error instanceof Stop || error instanceof RunStopped) return;
     if (error instanceof McpServerError && loop) return void (await fail(loop, { code: 'upstream_unavailable', message: error.detail, retryable: true }));
+    // A step DynamoDB refuses for what it holds (tool arguments nested too deep, a tool result too large) is refused on every
+    // delivery, each calling the model again: the run ends here instead.
+    if (isRefusedForContent(error) && loop) {
+      await fail(loop, STEP_NOT_STORABLE).catch((stopped: unknown) => {
+        if (!(stopped instanceof Stop)) throw stopped;
+      });
+      return;
+    }
     if (error instanceof McpServerError) {
       await endRun(
         deps,

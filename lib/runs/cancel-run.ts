@@ -4,11 +4,15 @@ import { accountEventPut } from '#events/account-events.js';
 import type { InteractionsService } from '#interactions/index.js';
 import { machineOccupancy } from '#machines/index.js';
 import { UnavailableError } from '#platform/errors.js';
+import { logger } from '#platform/observability/logger.js';
+import { METRIC } from '#platform/observability/metric-names.js';
+import { countMetric } from '#platform/observability/metrics.js';
+import { isRefusedForContent } from '#platform/table/table.js';
 import type { AnnounceEvent } from '#webhooks/index.js';
 import type { RunEventData } from './events.js';
 import { type AdvanceDeps, advanceMachine } from './machine-queue.js';
 import { isTerminal, type Run, type RunFailure, type RunStatus } from './model.js';
-import { type NotifyRunEnded, runEndedEvent } from './run-ended.js';
+import { type NotifyRunEnded, reducedRunEndedEvent, runEndedEvent } from './run-ended.js';
 import type { RunChange } from './runs-repository.js';
 import { leaveRunning } from './usage.js';
 
@@ -19,6 +23,23 @@ export interface EndDeps extends AdvanceDeps {
   runEnded: NotifyRunEnded;
   /** Tells the outbound webhooks of the `run.<status>` event its end recorded (lib/webhooks/index.ts). */
   announce: AnnounceEvent;
+}
+
+export interface RunEnd {
+  status: Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
+  failure?: RunFailure;
+  output?: string;
+  leaseOwner?: string;
+  /** What became of the interaction it waited for, if it did (default `cancelled`). */
+  waitStatus?: 'cancelled' | 'expired';
+}
+
+/** What the caller's own change writes with the end (a model turn's step, events and usage). */
+export interface EndExtra {
+  events?: RunEventData[];
+  items?: RunChange['items'];
+  set?: RunChange['set'];
+  costBefore?: number;
 }
 
 /** Changes in a row that lose a race before the caller is told to retry (each loser read a newer run). */
@@ -37,19 +58,51 @@ const ATTEMPTS = 10;
 export async function endRun(
   deps: EndDeps,
   run: Run,
-  end: {
-    status: Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
-    failure?: RunFailure;
-    output?: string;
-    leaseOwner?: string;
-    /** What became of the interaction it waited for, if it did (default `cancelled`). */
-    waitStatus?: 'cancelled' | 'expired';
-  },
+  end: RunEnd,
   from: readonly RunStatus[],
-  extra: { events?: RunEventData[]; items?: RunChange['items']; set?: RunChange['set']; costBefore?: number } = {},
+  extra: EndExtra = {},
   now: Date = new Date(),
 ): Promise<Run | undefined> {
   if (!from.includes(run.status)) return undefined;
+  let changed: Run | undefined;
+  try {
+    changed = await deps.runs.change(run, endChange(deps, run, end, extra, now));
+  } catch (error) {
+    if (!isRefusedForContent(error)) throw error;
+    // Refused for what it holds (a value nested too deep for DynamoDB, an item too large): the same end would be
+    // refused on every try, and a run that cannot end keeps its machine, its slot and a worker calling its model.
+    logger().error('a run’s end was refused for what it holds; it ends failed without it', { run_id: run.id, status: end.status, error: error as Error });
+    changed = await deps.runs.change(run, endChange(deps, run, unrecordableEnd(end), { set: extra.set, costBefore: extra.costBefore }, now, true));
+  }
+  if (changed) {
+    countMetric(METRIC.runsEnded, { status: changed.status });
+    await afterEnd(deps, changed, run.wait?.interaction_id);
+  }
+  return changed;
+}
+
+/**
+ * An end DynamoDB refused for what it holds, as it is written instead:
+ * failed with `internal_error`, without the output, its wait ended as the
+ * end said.
+ */
+const unrecordableEnd = (end: RunEnd): RunEnd => ({
+  status: 'failed',
+  failure: {
+    code: 'internal_error',
+    message: `The run’s end (${end.status}) could not be recorded: its input, metadata or output is nested deeper or larger than can be stored. It failed instead, without its output.`,
+    retryable: false,
+  },
+  ...(end.leaseOwner === undefined ? {} : { leaseOwner: end.leaseOwner }),
+  ...(end.waitStatus === undefined ? {} : { waitStatus: end.waitStatus }),
+});
+
+/**
+ * The change of `endRun`. `reduced`: the account event carries the run
+ * without what its caller sent (reducedRunEndedEvent), for an end whose
+ * whole view could not be stored.
+ */
+function endChange(deps: EndDeps, run: Run, end: RunEnd, extra: EndExtra, now: Date, reduced = false): RunChange {
   const occupancy = machineOccupancy(deps.tableName);
   const holding = run.status !== 'queued';
   const waitEvents: RunEventData[] = run.wait
@@ -66,7 +119,8 @@ export async function endRun(
     ...left,
     lease_owner: null,
   };
-  const changed = await deps.runs.change(run, {
+  const ended = { ...run, ...set } as Run;
+  return {
     set,
     from: [run.status],
     ...(extra.costBefore === undefined ? {} : { costBefore: extra.costBefore }),
@@ -75,7 +129,7 @@ export async function endRun(
     items: [
       ...(extra.items ?? []),
       // The account's `run.<status>` event, with the run as it is once ended (the webhooks deliver it).
-      accountEventPut({ tableName: deps.tableName }, run.account_id, runEndedEvent({ ...run, ...set } as Run), now),
+      accountEventPut({ tableName: deps.tableName }, run.account_id, reduced ? reducedRunEndedEvent(ended) : runEndedEvent(ended), now),
       // The run's usage cost counts in the activity of the day it ends, once: with the end, which happens once.
       ...(cost > 0 ? [activityUpdate(deps.tableName, run.account_id, utcDay(now.toISOString()), { cost_micro_usd: cost })] : []),
       ...(holding
@@ -84,9 +138,7 @@ export async function endRun(
     ],
     // The slot of work in progress its creation took, given back by the end that frees it.
     releasesSlot: run.concurrency_slot === true ? releaseSlot(deps.tableName, run.account_id) : undefined,
-  });
-  if (changed) await afterEnd(deps, changed, run.wait?.interaction_id);
-  return changed;
+  };
 }
 
 /**

@@ -5,6 +5,8 @@ import { runnability } from '#harnesses/index.js';
 import { type Machine, machineOccupancy } from '#machines/index.js';
 import { UnavailableError, ValidationError } from '#platform/errors.js';
 import { newRunId } from '#platform/ids.js';
+import { METRIC } from '#platform/observability/metric-names.js';
+import { countMetric } from '#platform/observability/metrics.js';
 import type { TransactItem } from '#platform/table/transactions.js';
 import { type Chat, chatRunJoin } from '#workflows/index.js';
 import { cancelRun, type EndDeps } from './cancel-run.js';
@@ -142,6 +144,7 @@ export async function createRun(
     // The slot's refusal is told from the machine's and chat's races by its own cancellation reason (the run's two puts come first).
     if (created !== true && slotAt >= 0 && refusedSlot(created, slotAt + 2)) throw concurrencyRefusal(options.concurrency!);
     if (created === true) {
+      countMetric(METRIC.runsStarted);
       if (interrupting) await cancelRun(deps, interrupting);
       return { ...run, event_seq: events.length };
     }

@@ -36,3 +36,15 @@ export const runEndedEvent = (run: Run) => ({
   type: `run.${run.status}`,
   data: runView(run),
 });
+
+/**
+ * The same event for an end whose whole view could not be stored
+ * (`endRun`: DynamoDB refused it for what it holds): the run without what
+ * its caller sent (`input` empty, `metadata` null), and without the output
+ * such an end leaves out. GET /v2/runs/{id} still shows its input and
+ * metadata.
+ */
+export const reducedRunEndedEvent = (run: Run) => {
+  const event = runEndedEvent(run);
+  return { ...event, data: { ...event.data, input: '', metadata: null, output: null } };
+};

@@ -1,17 +1,15 @@
 import * as z from 'zod';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '#platform/config/limits.js';
-import { limitParam } from '#platform/http/common-schemas.js';
+import { boundedJson, JSON_DEPTH_RULE, limitParam } from '#platform/http/common-schemas.js';
 import { IF_BUSY, RUN_INPUT_MAX_BYTES, RUN_STATUSES } from './model.js';
 
 export const CreateRunBody = z
   .strictObject({
     harness_id: z.string().min(1).max(100),
-    input: z
-      .union([z.string().max(RUN_INPUT_MAX_BYTES), z.record(z.string(), z.unknown())])
+    input: boundedJson(z.union([z.string().max(RUN_INPUT_MAX_BYTES), z.record(z.string(), z.unknown())]))
       .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= RUN_INPUT_MAX_BYTES, { error: `must be at most ${RUN_INPUT_MAX_BYTES} bytes of JSON` })
       .meta({
-        description:
-          'The user’s message (a string). A JSON object is sent to the model as its JSON text; `local/script` plays `{"steps": [...]}` (decisions.md).',
+        description: `The user’s message (a string). A JSON object is sent to the model as its JSON text; \`local/script\` plays \`{"steps": [...]}\` (decisions.md). ${JSON_DEPTH_RULE}`,
       }),
     machine_id: z.string().min(1).max(100).optional().meta({ description: 'Required unless `chat_id` names a chat already bound to a machine.' }),
     chat_id: z
@@ -20,10 +18,10 @@ export const CreateRunBody = z
       .max(100)
       .optional()
       .meta({ description: 'A chat (POST /v1/chats): the run sees its earlier runs, and the chat is bound to the machine of its first run.' }),
-    metadata: z
-      .record(z.string(), z.unknown())
+    metadata: boundedJson(z.record(z.string(), z.unknown()))
       .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= 16_384, { error: 'must be at most 16 KiB of JSON' })
-      .optional(),
+      .optional()
+      .meta({ description: `Any JSON object of yours, at most 16 KiB, kept with the run and shown with it. ${JSON_DEPTH_RULE}` }),
     if_busy: z.enum(IF_BUSY).default('enqueue').meta({
       description: 'When the chat’s previous run has not ended: wait in turn (`enqueue`), refuse (409 `chat_busy`), or cancel it and start next (`interrupt`).',
     }),

@@ -129,7 +129,7 @@ export function deliveriesRepo(table: TableRef = defaultTable()) {
       });
     },
 
-    /** Ends a pending series without an attempt (its endpoint is gone or disabled, its event past retention). */
+    /** Ends a pending series where it stands: its endpoint is gone or disabled, its event past retention, or its message died (dead-letters.ts). */
     fail(delivery: WebhookDelivery, reason: string) {
       return change(
         delivery,

@@ -7,7 +7,8 @@ import type { QueueDefinition } from '#platform/queues.js';
  * lib/webhooks/index.ts), at least once. Its worker
  * (functions/workers/webhook-events.ts) creates one delivery per enabled
  * endpoint of that account subscribed to the type, each once whatever the
- * number of notices, and sends each to `webhook-deliveries`.
+ * number of notices, and sends each to `webhook-deliveries`. A dead notice
+ * fails the deliveries it created and never sent (lib/webhooks/dead-letters.ts).
  */
 export const WEBHOOK_EVENTS_QUEUE = 'webhook-events';
 
@@ -17,6 +18,7 @@ export const WEBHOOK_EVENTS_QUEUE = 'webhook-events';
  * (lib/webhooks/deliver.ts). A message that arrives before `due_at` (a
  * retry further away than SQS's 15-minute delay) is sent again with the
  * rest of the wait. Its worker signs with the endpoint's derived secret.
+ * A dead message fails its delivery, which nothing else would move on.
  */
 export const WEBHOOK_DELIVERIES_QUEUE = 'webhook-deliveries';
 
@@ -24,6 +26,7 @@ export const WEBHOOKS_QUEUES: readonly QueueDefinition[] = [
   {
     name: WEBHOOK_EVENTS_QUEUE,
     worker: 'functions/workers/webhook-events.ts',
+    deadLetterWorker: 'functions/workers/webhook-events-dead-letter.ts',
     workerTimeoutSeconds: 60,
     visibilityTimeoutSeconds: 90,
     maxReceiveCount: 5,
@@ -34,6 +37,7 @@ export const WEBHOOKS_QUEUES: readonly QueueDefinition[] = [
   {
     name: WEBHOOK_DELIVERIES_QUEUE,
     worker: 'functions/workers/webhook-deliveries.ts',
+    deadLetterWorker: 'functions/workers/webhook-deliveries-dead-letter.ts',
     // A batch's POSTs run side by side, each at most 15 s.
     workerTimeoutSeconds: 60,
     visibilityTimeoutSeconds: 90,

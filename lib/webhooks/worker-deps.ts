@@ -2,6 +2,7 @@ import { guardedFetch } from '#net/guarded-fetch.js';
 import { serviceKey } from '#platform/secrets/service-key.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
 import { accountEventReader } from './account-event-reader.js';
+import type { DeadLetterDeps } from './dead-letters.js';
 import type { DeliveryDeps } from './deliver.js';
 import { deliveriesRepo } from './deliveries-repository.js';
 import { sendDelivery } from './delivery-messages.js';
@@ -26,4 +27,9 @@ export function deliveryDeps(table: TableRef = defaultTable()): DeliveryDeps {
     schedule: () => retrySchedule(),
     now: () => new Date(),
   };
+}
+
+/** The dead-letter workers' of both queues: they only read and end deliveries. */
+export function deadLetterDeps(table: TableRef = defaultTable()): DeadLetterDeps {
+  return { endpoints: endpointsRepo(table), deliveries: deliveriesRepo(table) };
 }

@@ -1,4 +1,9 @@
-import { ConditionalCheckFailedException, ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBServiceException,
+  ProvisionedThroughputExceededException,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createDynamoDb } from '#platform/aws/clients.js';
 import { readEnv } from '#platform/config/env.js';
@@ -24,3 +29,12 @@ export const throttled = () => new ProvisionedThroughputExceededException({ mess
 /** A cancelled transaction, one cancellation reason code per item (`'None'`, `'ConditionalCheckFailed'`, ...). */
 export const cancelled = (...codes: string[]) =>
   new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
+
+/** What DynamoDB answers a write (a transaction too) holding a value nested past its 32 levels, word for word. */
+export const nestedTooDeep = () =>
+  new DynamoDBServiceException({
+    name: 'ValidationException',
+    $fault: 'client',
+    $metadata: {},
+    message: 'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit',
+  });

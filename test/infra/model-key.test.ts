@@ -30,12 +30,8 @@ test('-c openaiApiKey=...: no trace of the key in the assembly; the key is the N
   for (const file of filesOf(dir)) assert.ok(!readFileSync(file, 'utf8').includes(KEY), `the key is in ${file}`);
   const stacks = readStacks(dir);
   const root = stacks[0]!;
-  assert.deepEqual(root.template.Parameters?.OpenAiApiKey, {
-    Type: 'String',
-    NoEcho: true,
-    MinLength: 1,
-    Description: root.template.Parameters?.OpenAiApiKey?.Description,
-  });
+  const { Type, NoEcho } = root.template.Parameters?.OpenAiApiKey ?? {};
+  assert.deepEqual({ Type, NoEcho }, { Type: 'String', NoEcho: true });
   const secrets = resourcesOfType(root, 'AWS::SecretsManager::Secret').filter(([id]) => id.startsWith('OpenAiKey'));
   assert.equal(secrets.length, 1);
   assert.deepEqual(secrets[0]![1].Properties?.SecretString, { Ref: 'OpenAiApiKey' });

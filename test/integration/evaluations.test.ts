@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
+import { JSON_MAX_DEPTH } from '#platform/config/limits.js';
 import { keys } from '#platform/table/keys.js';
 import { type Json, jsonCaller, withoutTraceId } from '../helpers/api.js';
 import { queuesDrained } from '../helpers/queues.js';
@@ -575,5 +576,43 @@ describe('run: true', () => {
     );
     await runEnded(own.id);
     assert.equal((await runsOf(harnessId)).length, 5, 'nothing more was started');
+  });
+});
+
+describe('how deep a case’s input may nest', () => {
+  const nested = (levels: number): Json => {
+    let value: Json = { text: 'deep' };
+    for (let i = 1; i < levels; i++) value = { a: value };
+    return value;
+  };
+  const tooDeep = (answer: { status: number; body: Json }, name: string) => {
+    assert.equal(answer.status, 422, JSON.stringify(answer.body));
+    assert.equal(answer.body.code, 'validation_failed');
+    assert.deepEqual(
+      answer.body.errors.map((e: Json) => [e.name, e.location, e.code]),
+      [[name, 'body', 'too_deep']],
+    );
+  };
+
+  test('at the bound the service’s runs of the case end and the evaluation completes; one past is 422 naming the input, thousands deep 422 naming the cases', async () => {
+    const [harnessId, machineId] = await Promise.all([harness(), machine()]);
+    const base = { name: 'deep', harness_id: harnessId, machine_id: machineId, attempts_per_case: 1 };
+    tooDeep(
+      await post('/v2/evaluations', {
+        ...base,
+        cases: [
+          { id: 'ok', input: 'x' },
+          { id: 'deep', input: nested(JSON_MAX_DEPTH + 1) },
+        ],
+      }),
+      '/cases/1/input',
+    );
+    const absurd = `{"name":"deep","harness_id":"${harnessId}","machine_id":"${machineId}","attempts_per_case":1,"cases":[{"id":"c","input":${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}}]}`;
+    tooDeep(await call('POST', '/v2/evaluations', user.token, absurd, { 'Idempotency-Key': randomUUID() }), '/cases');
+
+    const created = await evaluation({ ...base, run: true, cases: [{ id: 'deep', input: nested(JSON_MAX_DEPTH) }] });
+    assert.deepEqual(created.cases[0].input, nested(JSON_MAX_DEPTH));
+    const done = await evaluationWhen(created.id, (e) => e.status === 'completed');
+    assert.deepEqual(done.results.per_case[0].run_statuses, { completed: 1 });
   });
 });

@@ -4,6 +4,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { adminCommands } from '#accounts/admin-commands.js';
+import { JSON_MAX_DEPTH } from '#platform/config/limits.js';
 import { keys } from '#platform/table/keys.js';
 import { badListQueries, type Json, type JsonAnswer, jsonCaller, withoutTraceId } from '../helpers/api.js';
 import { idempotencyRecordsHold } from '../helpers/idempotency-records.js';
@@ -385,5 +386,34 @@ describe('hooks: events', () => {
       headers: sign(hook.secret, undefined, { id: refusedEvent.headers['webhook-id'], body: refusedEvent.body }).headers,
     });
     assert.equal(retried.status, 202, JSON.stringify(retried.body));
+  });
+});
+
+describe('hooks: how deep an event may nest', () => {
+  const nested = (levels: number): Json => {
+    let value: Json = { n: 1 };
+    for (let i = 1; i < levels; i++) value = { a: value };
+    return value;
+  };
+  const tooDeep = (answer: JsonAnswer, name: string) => {
+    isProblem(answer, 422, 'validation_failed');
+    assert.deepEqual(
+      answer.body.errors.map((e: Json) => [e.name, e.location, e.code]),
+      [[name, 'body', 'too_deep']],
+    );
+  };
+
+  test('at the bound the event’s request runs to its end; one past is 422 naming the body, thousands deep 422 naming its field; nothing started', async () => {
+    const v = await createVersion(api, [transform('a', '$')], []);
+    const hook = await newHook(user.token, v);
+    tooDeep(await post(hook.url, sign(hook.secret, nested(JSON_MAX_DEPTH + 1))), '');
+    tooDeep(await post(hook.url, sign(hook.secret, null, { body: `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}` })), '/a');
+    assert.deepEqual(await requestsOf(v.workflow_id), []);
+
+    const accepted = await post(hook.url, sign(hook.secret, nested(JSON_MAX_DEPTH)));
+    assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
+    const tree = await settledTree(api, accepted.body.workflow_request_id);
+    assert.equal(tree.workflow_request.status, 'completed', JSON.stringify(tree.workflow_request.error));
+    assert.deepEqual(tree.node_executions[0]?.output_data, nested(JSON_MAX_DEPTH));
   });
 });

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { eventsAfter } from '#events/pages.js';
+import { JSON_MAX_DEPTH } from '#platform/config/limits.js';
 import { keys } from '#platform/table/keys.js';
 import { type RunEventData, runEventLog } from '#runs/events.js';
 import { type Json, jsonCaller, withoutTraceId } from '../helpers/api.js';
@@ -413,5 +414,76 @@ describe('a run task that failed on every delivery', () => {
     await new Promise((resolve) => setTimeout(resolve, 500)); // the duplicate is handled by now: nothing more may change
     const all = await events(run.id);
     assert.equal(all.filter((e) => e.type === 'run.status' && (e.data as Json).status === 'failed').length, 1);
+  });
+});
+
+describe('how deep a run’s JSON may nest', () => {
+  /** An object `levels` deep. */
+  const nested = (levels: number): Json => {
+    let value: Json = { text: 'deep' };
+    for (let i = 1; i < levels; i++) value = { a: value };
+    return value;
+  };
+  const tooDeep = (answer: { status: number; body: Json }, name: string) => {
+    assert.equal(answer.status, 422, JSON.stringify(answer.body));
+    assert.equal(answer.body.code, 'validation_failed');
+    assert.deepEqual(
+      answer.body.errors.map((e: Json) => [e.name, e.location, e.code]),
+      [[name, 'body', 'too_deep']],
+    );
+  };
+
+  test('31 levels (past what the end can record) is refused naming the field; at the bound the run ends, recorded, and its machine runs the next', async () => {
+    const [harnessId, machineId] = await Promise.all([harness({ model: 'local/echo' }), machine()]);
+    const base = { harness_id: harnessId, machine_id: machineId };
+    tooDeep(await post('/v2/runs', { ...base, input: nested(31) }), '/input');
+    tooDeep(await post('/v2/runs', { ...base, input: nested(JSON_MAX_DEPTH + 1) }), '/input');
+    tooDeep(await post('/v2/runs', { ...base, input: 'x', metadata: nested(JSON_MAX_DEPTH + 1) }), '/metadata');
+    const absurd = `{"harness_id":"${harnessId}","machine_id":"${machineId}","input":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
+    tooDeep(await call('POST', '/v2/runs', user.token, absurd, { 'Idempotency-Key': randomUUID() }), '/input');
+
+    const deepest = await startRun({ ...base, input: nested(JSON_MAX_DEPTH), metadata: nested(JSON_MAX_DEPTH) });
+    const next = await startRun({ ...base, input: 'next' });
+    const done = await runWhen(deepest.id, ended);
+    assert.equal(done.status, 'completed', JSON.stringify(done.failure));
+    assert.deepEqual(done.metadata, nested(JSON_MAX_DEPTH));
+    // Its end wrote the account's run.completed event with the whole run in it.
+    const { Items } = await stack.table.db.send(
+      new QueryCommand({
+        TableName: stack.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.accountEventPartition(user.accountId) },
+        ConsistentRead: true,
+      }),
+    );
+    const recorded = (Items ?? []).find((item) => item.data?.id === deepest.id);
+    assert.equal(recorded?.type, 'run.completed');
+    assert.deepEqual(recorded?.data.input, nested(JSON_MAX_DEPTH));
+    assert.equal((await runWhen(next.id, ended)).status, 'completed', 'the machine was freed for the next run');
+    assert.equal((await get(`/v1/machines/${machineId}`)).body.status, 'idle');
+  });
+
+  test('a run stored with input 31 levels deep (before the bound) still ends when DynamoDB refuses its end: failed, internal_error, its machine on to the next', async () => {
+    const [harnessId, machineId] = await Promise.all([harness(), machine()]);
+    const waiting = await startRun({ harness_id: harnessId, machine_id: machineId, input: { steps: [{ tool: 'ask_user', arguments: { question: 'q?' } }] } });
+    await pendingInteraction(waiting.id);
+    await stack.table.db.send(
+      new UpdateCommand({
+        TableName: stack.tableName,
+        Key: keys.run(waiting.id),
+        UpdateExpression: 'SET #input = :input',
+        ExpressionAttributeNames: { '#input': 'input' },
+        ExpressionAttributeValues: { ':input': nested(31) },
+      }),
+    );
+    const next = await startRun({ harness_id: harnessId, machine_id: machineId, input: 'next' });
+
+    const cancelled = await call('POST', `/v2/runs/${waiting.id}/cancel`, user.token);
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    assert.equal(cancelled.body.status, 'failed');
+    assert.equal(cancelled.body.failure.code, 'internal_error');
+    assert.deepEqual(cancelled.body.input, nested(31), 'the run keeps its input');
+    assert.equal((await runWhen(next.id, ended)).status, 'completed', 'its machine ran the next run');
+    assert.deepEqual(await statuses(waiting.id), ['queued', 'running', 'waiting', 'failed']);
   });
 });

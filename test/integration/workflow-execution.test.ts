@@ -5,7 +5,9 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { QUEUES } from '#app/queues.js';
 import { NODE_TASKS_QUEUE } from '#execution/queues.js';
+import { MAX_OUTPUT_DEPTH } from '#execution/run-node.js';
 import { workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { JSON_MAX_DEPTH } from '#platform/config/limits.js';
 import { keys } from '#platform/table/keys.js';
 import { pendingRequest } from '../helpers/pending-request.js';
 import { queuesDrained } from '../helpers/queues.js';
@@ -310,5 +312,63 @@ describe('workflow request endpoints', () => {
     const malformed = await fetch(`${stack.url}/v1/workflow-requests/nope`, { headers: { ...bearer(other.token), 'X-Request-Id': 'x' } });
     assert.equal(foreign.status, 404);
     assert.deepEqual(await foreign.json(), await malformed.json());
+  });
+});
+
+describe('how deep a request’s JSON may nest', () => {
+  const nested = (levels: number): Record<string, unknown> => {
+    let value: Record<string, unknown> = { n: 1 };
+    for (let i = 1; i < levels; i++) value = { a: value };
+    return value;
+  };
+  const tooDeep = (answer: { status: number; body: { code: string; errors: Array<Record<string, string>> } }, name: string) => {
+    assert.equal(answer.status, 422, JSON.stringify(answer.body));
+    assert.equal(answer.body.code, 'validation_failed');
+    assert.deepEqual(
+      answer.body.errors.map((e) => [e.name, e.location, e.code]),
+      [[name, 'body', 'too_deep']],
+    );
+  };
+  const raw = async (path: string, text: string) => {
+    const response = await fetch(`${stack.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...bearer(user.token) }, body: text });
+    return { status: response.status, body: (await response.json()) as Awaited<ReturnType<typeof api>>['body'] };
+  };
+
+  test('payload and metadata: at the bound the request runs to its end, one past is 422 naming the field, thousands deep a 422 too', async () => {
+    const a = transform('a', '$');
+    const v = await version([a], []);
+    const start = { workflow_version_id: v.id, entry_node_ids: v.entry_node_ids };
+    tooDeep(await api('POST', '/v1/workflow-requests/run', { ...start, payload: nested(JSON_MAX_DEPTH + 1) }), '/payload');
+    tooDeep(await api('POST', '/v1/workflow-requests/run', { ...start, metadata: nested(JSON_MAX_DEPTH + 1) }), '/metadata');
+    tooDeep(await api('POST', '/v1/workflow-requests/run', { ...start, payload: nested(31) }), '/payload');
+    const absurd = `{"workflow_version_id":"${v.id}","entry_node_ids":${JSON.stringify(v.entry_node_ids)},"payload":${'['.repeat(4000)}${']'.repeat(4000)}}`;
+    tooDeep(await raw('/v1/workflow-requests/run', absurd), '/payload');
+
+    const id = await run(v, nested(JSON_MAX_DEPTH), { metadata: nested(JSON_MAX_DEPTH) });
+    const tree = await settled(id);
+    assert.equal(tree.workflow_request.status, 'completed', JSON.stringify(tree.workflow_request.error));
+    assert.deepEqual(tree.node_executions[0]!.output_data, nested(JSON_MAX_DEPTH));
+    assert.deepEqual((await api('GET', `/v1/workflow-requests/${id}`)).body.metadata, nested(JSON_MAX_DEPTH));
+  });
+
+  test('a node output deeper than the engine can store and wrap fails its node at once (output_too_deep) instead of every delivery', async () => {
+    const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+    const fits = await settled(await run(await version([transform('fits', deep(MAX_OUTPUT_DEPTH))], [])));
+    assert.equal(fits.workflow_request.status, 'completed', JSON.stringify(fits.workflow_request.error));
+    const tree = await settled(await run(await version([transform('deep', deep(MAX_OUTPUT_DEPTH + 1))], [])));
+    assert.equal(tree.workflow_request.status, 'failed');
+    assert.equal(tree.node_executions[0]!.error?.code, 'output_too_deep');
+    assert.equal(tree.node_executions[0]!.attempt_count, 1);
+  });
+
+  test('a node config: at the bound the version is stored, one past is 422 naming the config', async () => {
+    const workflow = await api('POST', '/v1/workflows', { name: `wf-${randomUUID()}` });
+    const path = `/v1/workflows/${workflow.body.id}/versions`;
+    const http = (body: unknown) => ({ definition: { nodes: [{ name: 'h', type: 'http', config: { method: 'POST', url: 'https://example.com', body } }] } });
+    const stored = await api('POST', path, http(nested(JSON_MAX_DEPTH - 1)));
+    assert.equal(stored.status, 201, JSON.stringify(stored.body));
+    assert.deepEqual(stored.body.definition.nodes[0].config.body, nested(JSON_MAX_DEPTH - 1));
+    tooDeep(await api('POST', path, http(nested(JSON_MAX_DEPTH))), '/definition/nodes/0/config');
+    tooDeep(await raw(path, JSON.stringify(http({})).replace('{}', `${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`)), '/definition');
   });
 });

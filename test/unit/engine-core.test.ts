@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test, vi } from 'vitest';
+import { afterEach, describe, test, vi } from 'vitest';
 import { interactionIdFor } from '#execution/approval.js';
 import { processNodeTask } from '#execution/executor.js';
 import { failDeadLetteredTask, finishRequest } from '#execution/finish.js';
@@ -8,6 +8,7 @@ import { startRequest } from '#execution/start.js';
 import { ValidationError } from '#platform/errors.js';
 import { Failure } from '#platform/failure.js';
 import { definitionOf, fakeEngine, transforms } from '../helpers/fake-engine.js';
+import { publishedCounts, recordMetrics } from '../helpers/metrics.js';
 
 type Engine = ReturnType<typeof fakeEngine>;
 const LONG = () => 60_000;
@@ -337,5 +338,53 @@ describe('finish', () => {
     assert.equal(engine.store.node(request.id, 'b')?.status, 'failed');
     assert.equal(engine.store.node(request.id, 'b')?.error?.code, 'delivery_exhausted');
     assert.equal(engine.store.requests.get(request.id)?.status, 'failed');
+  });
+});
+
+describe('metrics', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  /** a → b, and x, an entry node the requests here do not start at (skipped by their creation). */
+  const engineWithUnchosenEntry = () => {
+    const engine = fakeEngine(definitionOf(transforms('a', 'b', 'x'), [['a', 'b']]));
+    const start = () => startRequest(engine.deps, 'acct', { workflow_version_id: engine.version.id, entry_node_ids: ['a'] });
+    return { engine, start };
+  };
+
+  test('a request counts its start, each node’s settle and its end once, though its task comes again and its end is asked again', async () => {
+    recordMetrics();
+    await publishedCounts();
+    const { engine, start } = engineWithUnchosenEntry();
+    const request = await start();
+
+    await step(engine, request.id, 'a');
+    await step(engine, request.id, 'a');
+    await finishRequest(engine.deps, request.id, 'completed', null);
+
+    assert.equal(engine.store.requests.get(request.id)?.status, 'completed');
+    assert.deepEqual(await publishedCounts(), {
+      WorkflowRequestsStarted: 1,
+      'NodeExecutions status=skipped': 1,
+      'NodeExecutions status=completed': 2,
+      'WorkflowRequestsEnded status=completed': 1,
+    });
+  });
+
+  test('a request stopped twice, then its task dead-lettered, counts its end and its stopped nodes once', async () => {
+    recordMetrics();
+    await publishedCounts();
+    const { engine, start } = engineWithUnchosenEntry();
+    const request = await start();
+
+    await finishRequest(engine.deps, request.id, 'stopped', null);
+    await finishRequest(engine.deps, request.id, 'stopped', null);
+    await failDeadLetteredTask({ request_id: request.id, node_id: 'a' }, engine.deps);
+
+    assert.deepEqual(await publishedCounts(), {
+      WorkflowRequestsStarted: 1,
+      'NodeExecutions status=skipped': 1,
+      'NodeExecutions status=stopped': 2,
+      'WorkflowRequestsEnded status=stopped': 1,
+    });
   });
 });

@@ -22,6 +22,8 @@ import { type RunChange, type RunsRepo, runsRepo, type StepItem } from '#runs/ru
 import type { CreateRunInput } from '#runs/schemas.js';
 import type { UsageFailure } from '#usage/index.js';
 import type { Chat } from '#workflows/index.js';
+import { nestedTooDeep } from '../helpers/dynamodb-mock.js';
+import { publishedCounts, recordMetrics } from '../helpers/metrics.js';
 import { runFixture } from '../helpers/run-fixture.js';
 
 /**
@@ -575,6 +577,26 @@ describe('cancelRun and endRun', () => {
   });
 });
 
+describe('metrics', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  test('a run created twice under one id and ended three times counts its start and its end once', async () => {
+    recordMetrics();
+    await publishedCounts();
+    const w = world();
+
+    const run = await createRun(w.deps, ACCOUNT, body(), () => NOW, { id: 'run_once' });
+    await createRun(w.deps, ACCOUNT, body(), () => NOW, { id: 'run_once' });
+    await cancelRun(w.deps, run);
+    await cancelRun(w.deps, w.runs.get(run.id)!);
+    const failure = { code: 'internal_error' as const, message: 'late', retryable: true };
+    assert.equal(await endRun(w.deps, run, { status: 'failed', failure }, ['running']), undefined, 'a stale copy of the run ends nothing');
+
+    assert.equal(w.runs.get(run.id)?.status, 'cancelled');
+    assert.deepEqual(await publishedCounts(), { RunsStarted: 1, 'RunsEnded status=cancelled': 1 });
+  });
+});
+
 describe('the lease', () => {
   const leaseRepo = (take = true) => {
     const calls: Array<{ owner: string; until: number; now: number }> = [];
@@ -725,6 +747,28 @@ describe('the agent loop', () => {
     assert.equal(w.mcpCalls.length, 2);
     assert.equal(ended.turns, 2);
     assert.deepEqual(w.events.get(run.id)!.at(-1), { type: 'run.status', data: { status: 'failed' } });
+    assert.equal(w.machines.get('mch_1')!.current_run_id, null);
+  });
+
+  test('a turn DynamoDB refuses for what it holds (tool arguments nested too deep) fails the run at once with internal_error: no model call again', async () => {
+    const w = world();
+    const run = holding(w, runOf());
+    let deep: Record<string, unknown> = { text: 'x' };
+    for (let i = 0; i < 40; i++) deep = { a: deep };
+    answers = [{ tool_calls: [{ id: 'c1', name: 'srv__echo', arguments: deep }] }];
+    const change = w.repo.change;
+    w.repo.change = async (current, step) => {
+      if (step.items?.some((item) => item.Put?.Item?.entity === 'run_step')) throw nestedTooDeep();
+      return change(current, step);
+    };
+
+    await runLoop(w.deps, run, ctx());
+
+    const ended = w.runs.get(run.id)!;
+    assert.equal(ended.status, 'failed');
+    assert.deepEqual([ended.failure?.code, ended.failure?.retryable], ['internal_error', false]);
+    assert.equal(requests.length, 1);
+    assert.deepEqual(w.mcpCalls, []);
     assert.equal(w.machines.get('mch_1')!.current_run_id, null);
   });
 

@@ -23,7 +23,7 @@ export const WorkflowRequestsRun = defineEndpoint({
       202: { description: 'Started.', schema: RunWorkflowResponse },
       400: 'Not JSON, not an object, an unknown field (`invalid_json`, `invalid_body`, `unknown_field`), or a malformed Idempotency-Key (`idempotency_key_invalid`).',
       409: 'Idempotency-Key reused with another body (`idempotency_key_conflict`), or still in flight (`idempotency_key_in_flight`, with `Retry-After`).',
-      422: 'A field is missing or malformed, or refers to something unusable (`validation_failed`; `errors` name it).',
+      422: 'A field is missing or malformed, or refers to something unusable (`validation_failed`; `errors` name it; `payload` or `metadata` nested too deep: code `too_deep`).',
       403: 'A usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD (`insufficient_balance`).',
       ...USAGE_REFUSALS,
     })),

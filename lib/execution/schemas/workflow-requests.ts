@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '#platform/config/limits.js';
-import { limitParam } from '#platform/http/common-schemas.js';
+import { boundedJson, JSON_DEPTH_RULE, limitParam } from '#platform/http/common-schemas.js';
 import { REQUEST_STATUSES } from '../model.js';
 
 export const RunWorkflowBody = z
@@ -9,8 +9,12 @@ export const RunWorkflowBody = z
     entry_node_ids: z.array(z.uuid()).min(1).max(200),
     chat_id: z.string().min(1).max(200).optional(),
     query: z.string().max(100_000).optional(),
-    payload: z.record(z.string(), z.unknown()).optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    payload: boundedJson(z.record(z.string(), z.unknown()))
+      .optional()
+      .meta({ description: `The entry nodes' input (with \`query\` as its \`query\` unless it has one). ${JSON_DEPTH_RULE}` }),
+    metadata: boundedJson(z.record(z.string(), z.unknown()))
+      .optional()
+      .meta({ description: `Any JSON object of yours, kept with the request and shown with it. ${JSON_DEPTH_RULE}` }),
   })
   .meta({ id: 'RunWorkflowRequest' });
 

@@ -44,7 +44,7 @@ export const HooksEvents = defineEndpoint({
       404: 'No such hook, a malformed id, or a deleted hook (`not_found`).',
       409: EVENT_IN_FLIGHT,
       413: 'The body is larger than 256 KiB (`payload_too_large`).',
-      422: 'The hook’s version can no longer run here (`validation_failed`), as running it would answer.',
+      422: 'The body nests objects and arrays too deep (`validation_failed`, code `too_deep`), or the hook’s version can no longer run here (`validation_failed`), as running it would answer.',
       429: {
         ...USAGE_REFUSALS[429],
         description:

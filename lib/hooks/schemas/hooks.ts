@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '#platform/config/limits.js';
-import { limitParam } from '#platform/http/common-schemas.js';
+import { boundedJson, JSON_DEPTH_RULE, limitParam } from '#platform/http/common-schemas.js';
 
 export const CreateHookBody = z
   .strictObject({
@@ -20,6 +20,7 @@ export const ListHooksQuery = z.object({
 });
 
 /** The event: any JSON object, signed as received. */
-export const HookEventBody = z
-  .record(z.string(), z.unknown())
-  .meta({ id: 'HookEvent', description: 'Any JSON object, at most 256 KiB: it becomes the `payload` of the workflow request the event starts.' });
+export const HookEventBody = boundedJson(z.record(z.string(), z.unknown())).meta({
+  id: 'HookEvent',
+  description: `Any JSON object, at most 256 KiB: it becomes the \`payload\` of the workflow request the event starts. ${JSON_DEPTH_RULE}`,
+});

@@ -15,3 +15,25 @@ export const TOKEN_INFO = {
  * item (400 KB at most), so this leaves room for its other attributes.
  */
 export const DEFINITION_MAX_BYTES = 300_000;
+/**
+ * How deep a JSON value a caller sends may nest (objects and arrays inside
+ * one another; a scalar is 0, `{}` is 1): run `input` and `metadata`, a
+ * workflow request's `payload` and `metadata`, an evaluation case's `input`,
+ * a hook event's body, a workflow node's `config`. DynamoDB stores a value
+ * 31 levels deep under an attribute (32 with the attribute itself), and
+ * the service wraps what it keeps: a workflow version holds a config under
+ * `definition.nodes[i]` (3 levels), an account event holds a run or
+ * request view under `data` (1), and the engine wraps a value once more
+ * for each node it passes (a node's input holds its parents' outputs by
+ * id, a `workflow` node's output holds its child's by id: 1 or 2 a hop).
+ * 20 leaves 8 levels over the deepest of those.
+ */
+export const JSON_MAX_DEPTH = 20;
+/**
+ * How deep a request body may nest at all, checked on its text before it
+ * is parsed: past this a body is refused whatever its fields are, before
+ * anything that recurses over it (a serializer overflows its stack a few
+ * thousand levels down). No body the service accepts comes near it (the
+ * deepest, a workflow version's, holds a node config 4 levels down).
+ */
+export const JSON_BODY_MAX_DEPTH = 64;

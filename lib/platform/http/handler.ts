@@ -4,7 +4,8 @@ import middy from '@middy/core';
 import type { Context, StreamifyHandler } from 'aws-lambda';
 import { serviceEnv } from '../config/env.js';
 import { DomainError } from '../errors.js';
-import { logger } from '../observability/logger.js';
+import { observeInvocation } from '../observability/invocation.js';
+import { appendLogKeys, logger } from '../observability/logger.js';
 import type { AuthScheme, BodyOf, EndpointContract, QueryOf } from './contract.js';
 import { checkIdempotencyKey, type RunIdempotent } from './idempotency-key.js';
 import { parseBody, parseQuery } from './parse.js';
@@ -50,6 +51,13 @@ function requestIdOf(event: HttpEvent, fallback: () => string): string {
   return sent && REQUEST_ID.test(sent) ? sent : fallback();
 }
 
+/** The request id the answer carries (`X-Request-Id`, a problem's `trace_id`), on every log line of the request too. */
+function startApiState(event: HttpEvent): ApiContext['api'] {
+  const requestId = requestIdOf(event, () => crypto.randomUUID());
+  appendLogKeys({ request_id: requestId });
+  return { requestId };
+}
+
 /**
  * Request id, problem documents and response headers. Registered first, so
  * its onError sees every failure of the stack and the handler.
@@ -62,11 +70,11 @@ const requestContext = (format: ErrorFormat): HttpMiddleware => {
   };
   return {
     before: (request) => {
-      request.context.api = { requestId: requestIdOf(request.event, () => crypto.randomUUID()) };
+      request.context.api = startApiState(request.event);
     },
     after: finish,
     onError: async (request) => {
-      request.context.api ??= { requestId: requestIdOf(request.event, () => crypto.randomUUID()) };
+      request.context.api ??= startApiState(request.event);
       // Past its rate limit, a request is answered 429 whatever else is wrong with it (a GET whose query
       // fails validation never reached the point where its check is awaited).
       const refusal = await request.context.api.admission?.then(
@@ -81,6 +89,14 @@ const requestContext = (format: ErrorFormat): HttpMiddleware => {
       finish(request);
     },
   };
+};
+
+/** After authentication: the account's id on every log line of the request from here on. */
+const accountLogKey: HttpMiddleware = {
+  before: (request) => {
+    const accountId = request.context.api.principal?.accountId;
+    if (accountId) appendLogKeys({ account_id: accountId });
+  },
 };
 
 /**
@@ -145,7 +161,12 @@ function authStep(contract: EndpointContract, auth: AuthMiddleware | 'none'): Ht
   return auth === 'none' ? undefined : auth;
 }
 
-/** The stack every route runs: request id → (path) → auth → (rate limit, for writes and streams) → input validation → `core`. */
+/**
+ * The stack every route runs: request id → (path) → auth → (rate limit, for
+ * writes and streams) → input validation → `core`. Its caller runs it in
+ * `observeInvocation`, which scopes the log keys the stack adds to the
+ * invocation and publishes its metrics at the end.
+ */
 function stack<R>(
   contract: EndpointContract,
   auth: AuthMiddleware | 'none',
@@ -156,7 +177,7 @@ function stack<R>(
   const step = authStep(contract, auth);
   const handler = middy<HttpEvent, R, Error, ApiContext>(core, plugin).use(requestContext(contract.errors ?? 'problem'));
   if (path) handler.use(path);
-  if (step) handler.use(step).use(admissionGate(contract));
+  if (step) handler.use(step).use(accountLogKey).use(admissionGate(contract));
   return handler.use(validateInput(contract));
 }
 
@@ -184,7 +205,8 @@ export function httpHandler<const C extends EndpointContract>(
       fn(request),
     );
   };
-  return stack(contract, auth, core);
+  const handler = stack(contract, auth, core);
+  return (event: HttpEvent, context: Context): Promise<HttpResult> => observeInvocation(context, () => handler(event, context as ApiContext));
 }
 
 export interface StreamingHandlerOptions<C extends EndpointContract> extends Pick<HandlerOptions<C>, 'auth'> {
@@ -227,7 +249,8 @@ export function streamingHttpHandler<const C extends EndpointContract>(
   const runtime = lambdaStreaming();
   if (!runtime) {
     const handler = stack(contract, auth, (event, context) => fn(apiRequest<undefined, QueryOf<C>>(event, context)), undefined, path);
-    return async (event: HttpEvent, context: Context): Promise<HttpResult> => buffered(await handler(event, context as ApiContext));
+    return (event: HttpEvent, context: Context): Promise<HttpResult> =>
+      observeInvocation(context, async () => buffered(await handler(event, context as ApiContext)));
   }
   /** The body each invocation streams, by its context: waited for when the client leaves. */
   const bodies = new WeakMap<object, Readable>();
@@ -237,14 +260,16 @@ export function streamingHttpHandler<const C extends EndpointContract>(
     return result;
   };
   const streamed = stack(contract, auth, core, { streamifyResponse: true }, path) as unknown as StreamifyHandler<HttpEvent, void>;
-  return runtime.streamifyResponse<HttpEvent>(async (event, responseStream, context) => {
-    try {
-      await streamed(event, responseStream, context);
-    } catch (error) {
-      if (!clientGone(error)) throw error;
-      // The invocation ends when the body has wound down (its producer's `finally` blocks ran), not before.
-      const body = bodies.get(context);
-      if (body) await finished(body).catch(() => undefined);
-    }
-  });
+  return runtime.streamifyResponse<HttpEvent>((event, responseStream, context) =>
+    observeInvocation(context, async () => {
+      try {
+        await streamed(event, responseStream, context);
+      } catch (error) {
+        if (!clientGone(error)) throw error;
+        // The invocation ends when the body has wound down (its producer's `finally` blocks ran), not before.
+        const body = bodies.get(context);
+        if (body) await finished(body).catch(() => undefined);
+      }
+    }),
+  );
 }

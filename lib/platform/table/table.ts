@@ -23,3 +23,15 @@ export function isConditionFailure(error: unknown): boolean {
 }
 
 export const nowIso = (): string => new Date().toISOString();
+
+/**
+ * True when DynamoDB refused a write for what its items hold (a value
+ * nested deeper than 32 levels, an item over 400 KB, …) rather than for a
+ * condition or a race: sent again as it is, it is refused again. A
+ * transaction is refused so with a ValidationException, or cancelled with
+ * a `ValidationError` reason.
+ */
+export function isRefusedForContent(error: unknown): boolean {
+  if (error instanceof Error && error.name === 'ValidationException') return true;
+  return cancellationReasons(error)?.some((r) => r.Code === 'ValidationError') ?? false;
+}

@@ -26,7 +26,7 @@ export const RunsCreate = defineEndpoint({
       201: { description: 'The run, `running` or `queued`.', schema: RunSchema },
       400: 'A bad body (`invalid_json`, `invalid_body`, `unknown_field`), or a missing or malformed Idempotency-Key.',
       409: 'The chat’s previous run has not ended and `if_busy` is `reject` (`chat_busy`), or an idempotency conflict.',
-      422: 'A field is missing or invalid, or names no harness, machine or chat of the account (`validation_failed`); the harness cannot run here (`harness_not_runnable`).',
+      422: 'A field is missing or invalid, or names no harness, machine or chat of the account (`validation_failed`; `input` or `metadata` nested too deep: code `too_deep`); the harness cannot run here (`harness_not_runnable`).',
       403: 'A usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD (`insufficient_balance`).',
       ...USAGE_REFUSALS,
     })),

@@ -11,10 +11,12 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../model.js';
 /** What each type's `data` is, said in its description. */
 const DATA_OF: Record<WebhookEventType, string> = {
   'workflow_request.completed': 'the workflow request as `GET /v1/workflow-requests/{id}` shows it, `completed`',
-  'workflow_request.failed': 'the workflow request as `GET /v1/workflow-requests/{id}` shows it, `failed`',
+  'workflow_request.failed':
+    'the workflow request as `GET /v1/workflow-requests/{id}` shows it, `failed`; an end the service could not store whole (`internal_error`) carries it without `payload` (`{}`), `query` and `metadata` (null)',
   'workflow_request.stopped': 'the workflow request as `GET /v1/workflow-requests/{id}` shows it, `stopped`',
   'run.completed': 'the run as `GET /v2/runs/{id}` shows it when it completed',
-  'run.failed': 'the run as `GET /v2/runs/{id}` shows it when it failed',
+  'run.failed':
+    'the run as `GET /v2/runs/{id}` shows it when it failed; an end the service could not store whole (`internal_error`) carries it without `input` (`""`) and `metadata` (null)',
   'run.cancelled': 'the run as `GET /v2/runs/{id}` shows it when it was cancelled',
   'interaction.created': 'the interaction as `GET /v2/interactions/{id}` shows it when it was created',
   'evaluation.completed': 'the evaluation (without its cases) as `GET /v2/evaluations` lists it when it completed, with its results',

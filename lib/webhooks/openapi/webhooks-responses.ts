@@ -45,7 +45,7 @@ export const WebhookDeliverySchema = z
     event_type: z.enum(WEBHOOK_EVENT_TYPES),
     status: z.enum(DELIVERY_STATUSES).meta({
       description:
-        '`pending` while attempts remain; `delivered` after a 2xx; `failed` when the schedule ran out, the endpoint answered 410, or it was disabled or deleted.',
+        '`pending` while attempts remain; `delivered` after a 2xx; `failed` when the schedule ran out, the endpoint answered 410, it was disabled or deleted, or the service could not make the next attempt after repeated tries (`last_error` starts `internal_error:`). A failed delivery can be retried.',
     }),
     attempts: z.number().int().min(0).meta({ description: 'Attempts made, manual retries included.' }),
     last_status_code: z
@@ -53,7 +53,10 @@ export const WebhookDeliverySchema = z
       .int()
       .nullable()
       .meta({ description: 'The status of the last attempt’s answer; null before one, or when it got none (network error, timeout, refused address).' }),
-    last_error: z.string().nullable().meta({ description: 'Why the last attempt did not deliver; null once delivered.' }),
+    last_error: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the last attempt did not deliver, or why the delivery ended without one; null once delivered.' }),
     next_attempt_at: z.string().datetime().nullable().meta({ description: 'When the next attempt is due while `pending`; null otherwise.' }),
     created_at: z.string().datetime(),
     delivered_at: z.string().datetime().nullable(),

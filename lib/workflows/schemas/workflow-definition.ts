@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { boundedJson, JSON_DEPTH_RULE } from '#platform/http/common-schemas.js';
 
 /**
  * A workflow version's `definition` (decisions.md, Workflow definitions):
@@ -60,7 +61,9 @@ export const DefinitionNode = z
       .meta({ description: 'A UUID chosen by the client, or assigned by the service. Ids are compared case-insensitively and stored lower-case.' }),
     name: z.string().min(1).max(200),
     type: z.string().meta({ description: `One of ${NODE_TYPES.join(', ')}.` }),
-    config: z.record(z.string(), z.unknown()).default({}),
+    config: boundedJson(z.record(z.string(), z.unknown()))
+      .default({})
+      .meta({ description: `What the node type takes (decisions.md, Workflow definitions). ${JSON_DEPTH_RULE}` }),
     retry: RetryPolicy.optional(),
     timeout_ms: z.number().int().min(1).max(900_000).optional(),
   })
