@@ -9,6 +9,7 @@ import { type RunningGateway, startGateway } from './gateway.js';
 import { REPO_ROOT } from './handlers.js';
 import { handlerSource, startPoller } from './poller.js';
 import { ensureQueues, ensureTable, type ProvisionedQueue } from './provision.js';
+import { stopList } from './stops.js';
 
 export interface LocalStackOptions {
   port?: number;
@@ -54,10 +55,8 @@ export function startWorkers(client: SQSClient, queues: readonly ProvisionedQueu
  * environment variables as in Lambda, so they are set before any is loaded.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
-  const stops: Array<() => Promise<void>> = [];
-  const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
-  };
+  const stops = stopList();
+  const stopAll = stops.stopAll;
   try {
     const region = options.region ?? 'us-east-1';
     const tableName = options.tableName ?? 'workflow-service';

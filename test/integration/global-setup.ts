@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { type RunningService, startDynamoDbLocal, startSqsEmulator } from '#local/emulators.js';
+import { startEmulators } from '#local/emulators.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -21,25 +21,9 @@ declare module 'vitest' {
  * them. Each file still starts its own gateway and uses fresh accounts.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const services: RunningService[] = [];
-  const stop = async () => {
-    for (const service of services.reverse()) await service.stop().catch(() => undefined);
-  };
-  const started = (service: RunningService) => {
-    services.push(service);
-    return service.endpoint;
-  };
-  try {
-    const [dynamodbEndpoint, sqsEndpoint] = await Promise.all([
-      process.env.DYNAMODB_ENDPOINT || startDynamoDbLocal().then(started),
-      process.env.SQS_ENDPOINT || startSqsEmulator().then(started),
-    ]);
-    project.provide('dynamodbEndpoint', dynamodbEndpoint);
-    project.provide('sqsEndpoint', sqsEndpoint);
-    project.provide('tableName', process.env.TABLE_NAME || `test-${Date.now()}`);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return stop;
+  const emulators = await startEmulators({ dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined, sqsEndpoint: process.env.SQS_ENDPOINT || undefined });
+  project.provide('dynamodbEndpoint', emulators.dynamodbEndpoint);
+  project.provide('sqsEndpoint', emulators.sqsEndpoint);
+  project.provide('tableName', process.env.TABLE_NAME || `test-${Date.now()}`);
+  return emulators.stop;
 }

@@ -5,6 +5,7 @@ import { TABLE_DEFINITION } from '#platform/table/definition.js';
 import { freePort, startEmulators } from '../emulators.js';
 import { type RunningGateway, startGateway } from '../gateway.js';
 import { ensureTable } from '../provision.js';
+import { stopList } from '../stops.js';
 import { readAssembly } from './assembly.js';
 import { BundleRuntime } from './bundle-runtime.js';
 import type { Denial, Principal } from './caller-access.js';
@@ -62,10 +63,8 @@ const accessKeyOf = (fn: DeployedFunction): string => `LOCAL${createHash('sha256
  * paths on the gateway; its event source mappings as pollers.
  */
 export async function startDeployedStack(options: DeployedStackOptions): Promise<DeployedStack> {
-  const stops: Array<() => Promise<void>> = [];
-  const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
-  };
+  const stops = stopList();
+  const stopAll = stops.stopAll;
   try {
     const region = options.region ?? 'us-east-1';
     const tableName = options.tableName ?? 'workflow-service';
