@@ -9,6 +9,7 @@ import { type Comparison, comparisonSummary } from './benchmarks/old-client.js';
 import { type RateLimitResult, rateLimitSummary, renderRateLimitSection } from './benchmarks/rate-limit.js';
 import { type RoundTripResult, renderRoundTripSection, roundTripSummary } from './benchmarks/round-trips.js';
 import { type RunsResults, renderRunsSection, runsSummaryLines } from './benchmarks/runs.js';
+import { renderStackSection, type StackResults, stackSummary } from './benchmarks/stack.js';
 import { renderWebhooksSection, webhooksSummaryLines } from './benchmarks/webhooks.js';
 import { esbuildVersion } from './support/bundling.js';
 import { installedVersion } from './support/repo.js';
@@ -33,6 +34,8 @@ export interface Report {
   evaluations: EvaluationsResults;
   /** Sections 7 and 8, both measured. */
   money: MoneyProcessResults;
+  /** Section 9: the cloud assembly. */
+  stack: StackResults;
 }
 
 export function renderReport(r: Report): string {
@@ -61,6 +64,7 @@ export function renderReport(r: Report): string {
     ...evaluationsSummaryLines(r.evaluations, r.runs.cost).map((line) => `- ${line}; see section 6.`),
     ...(r.money.money ? moneySummaryLines(r.money.money).map((line) => `- ${line}; see section 7.`) : []),
     ...(r.money.webhooks ? webhooksSummaryLines(r.money.webhooks).map((line) => `- ${line}; see section 8.`) : []),
+    `- ${stackSummary(r.stack)}`,
     '',
     `\`${COMMAND}\` exits 0 whether or not budgets pass; it fails only if a measurement cannot be made.`,
     '',
@@ -76,5 +80,6 @@ export function renderReport(r: Report): string {
     ...renderEvaluationsSection(r.evaluations, 6, r.runs.cost),
     ...(r.money.money ? renderMoneySection(r.money, 7) : []),
     ...(r.money.webhooks ? renderWebhooksSection(r.money.webhooks, 8, r.money.seconds, r.money.money ? 7 : undefined) : []),
+    ...renderStackSection(r.stack, 9),
   ].join('\n');
 }

@@ -6,18 +6,20 @@
  * it replaced, DynamoDB round trips per request, and the workflow engine's
  * cost per million node executions, node-to-child latency and SSE listeners
  * (run in a process of its own), v2 runs' latency, cost and events page,
- * and a `run: true` evaluation against the same runs created by a client
- * (another, one stack for both). One file per benchmark in
- * bench/benchmarks/; writes docs/benchmarks.md.
+ * a `run: true` evaluation against the same runs created by a client
+ * (another, one stack for both), and the cloud assembly `cdk synth` makes:
+ * resources per stack and the cold start of the bundles it deploys. One file
+ * per benchmark in bench/benchmarks/; writes docs/benchmarks.md.
  *
  * `npm run bench -- engine` runs only the engine section and prints it,
  * `npm run bench -- runs` only the runs section, `npm run bench -- evaluations`
  * only the evaluations section, `npm run bench -- money` only the money
  * section (metering, billing transactions, activity), `npm run bench --
  * webhooks` only the webhooks section, `npm run bench -- rate`
- * only what the rate limit adds to an authenticated read, and `npm run bench -- load`
- * only bundle sizes and load times; docs/benchmarks.md is written only by
- * the full run.
+ * only what the rate limit adds to an authenticated read, `npm run bench -- stack`
+ * only the cloud assembly section (resources per stack, the deployed bundles'
+ * cold start), and `npm run bench -- load` only bundle sizes and load times;
+ * docs/benchmarks.md is written only by the full run.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -25,7 +27,7 @@ import { bundleSizeBudget, bundleSizeConsoleLines, measureBundleSizes } from './
 import { engineBudget, engineConsoleLines, measureEngine, renderEngineSection } from './benchmarks/engine.js';
 import { evaluationsConsoleLines, renderEvaluationsSection } from './benchmarks/evaluations.js';
 import { bundleFirstUse, firstUseConsoleLines } from './benchmarks/first-use.js';
-import { loadTimeBudget, loadTimeConsoleLines, loadVerdictLines, measureLoadTime } from './benchmarks/load-time.js';
+import { loadTimeBudget, loadTimeConsoleLines, loadVerdictLines, measureLoadRounds, measureLoadTime } from './benchmarks/load-time.js';
 import { measureMoney, moneyBudget, moneyConsoleLines, renderMoneySection } from './benchmarks/money.js';
 import {
   bundleOldClient,
@@ -38,8 +40,10 @@ import {
 import { measureRateLimit, rateLimitConsoleLines, renderRateLimitSection } from './benchmarks/rate-limit.js';
 import { measureRoundTrips, roundTripBudget, roundTripConsoleLines } from './benchmarks/round-trips.js';
 import { measureRuns, renderRunsSection, runsBudget, runsConsoleLines } from './benchmarks/runs.js';
+import { pairBundles, renderStackSection, stackBudget, stackConsoleLines, stackLoadPlan, stackResults } from './benchmarks/stack.js';
 import { renderWebhooksSection, webhooksConsoleLines } from './benchmarks/webhooks.js';
 import { COMMAND, renderReport } from './report.js';
+import { synthesizeAssembly } from './support/assembly.js';
 import { stopBenchProcesses } from './support/bench-process.js';
 import { codeRevision, inScratchDir, REPO_ROOT } from './support/repo.js';
 
@@ -52,7 +56,7 @@ function positiveInt(value: string | undefined, fallback: number): number {
 
 /** Fewer samples than this make a median too jumpy to compare against. */
 const MIN_LOAD_RUNS = 11;
-// 20, not more: each round is ~40 fresh processes (every route and worker, the baselines, the first-use and old-client bundles), and the whole bench must stay under 5 minutes.
+// 20, not more: each round is ~85 fresh processes (every route and worker, the baselines, the first-use and old-client bundles, section 9's NODE_OPTIONS context and any deployed bundle not byte-identical to the bench's), and the whole bench must stay under 5 minutes.
 const LOAD_RUNS = Math.max(MIN_LOAD_RUNS, positiveInt(process.env.BENCH_LOAD_RUNS, 20));
 const REQUESTS = positiveInt(process.env.BENCH_REQUESTS, 20);
 /** Workflow requests per shape for the engine's cost and latency runs, and SSE listeners. */
@@ -63,7 +67,7 @@ const RUNS_SAMPLES = positiveInt(process.env.BENCH_RUNS_SAMPLES, ENGINE_RUNS);
 /** Timed repetitions of the evaluation and of its client-created runs (each ~30 runs in a row, a few seconds): enough for a median, and the whole bench stays within its time. */
 const EVALUATION_REPS = positiveInt(process.env.BENCH_EVALUATION_REPS, 5);
 const ARGS = process.argv.slice(2);
-const MODE = (['engine', 'runs', 'evaluations', 'load', 'rate', 'money', 'webhooks'] as const).find((mode) => ARGS.includes(mode)) ?? 'full';
+const MODE = (['engine', 'runs', 'evaluations', 'load', 'rate', 'money', 'webhooks', 'stack'] as const).find((mode) => ARGS.includes(mode)) ?? 'full';
 
 const print = (lines: string[]) => console.log(lines.join('\n'));
 
@@ -114,6 +118,22 @@ async function webhooksOnly(): Promise<void> {
   console.log(`\n(Webhooks section only, ${results.seconds.toFixed(0)} s in its process: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
 }
 
+/** Section 9 on its own: the bench's bundles (to compare), the synthesis, and load rounds of the assembly's bundles with both baselines. */
+async function stackOnly(): Promise<void> {
+  const stack = await inScratchDir('stack-', async (work) => {
+    const sizes = await measureBundleSizes(work);
+    const paired = pairBundles(await synthesizeAssembly(work), sizes);
+    const plan = stackLoadPlan(paired, sizes.floor, false);
+    const t0 = performance.now();
+    const rounds = measureLoadRounds(plan.extra, sizes, LOAD_RUNS, work);
+    return stackResults(paired, plan, rounds, false, (performance.now() - t0) / 1000);
+  });
+  console.log(`\n${renderStackSection(stack, 9).join('\n')}`);
+  print(stackConsoleLines(stack));
+  print(['\nBudgets:', ...stackBudget(stack)]);
+  console.log(`\n(Stack section only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
+}
+
 async function run(work: string): Promise<void> {
   const started = new Date();
   const revision = codeRevision();
@@ -121,7 +141,11 @@ async function run(work: string): Promise<void> {
   const sizes = await measureBundleSizes(work);
   const firstUse = await bundleFirstUse(work);
   const old = await bundleOldClient(work);
-  const load = measureLoadTime(sizes, [...firstUse, ...oldClientBundleList(old)], LOAD_RUNS, work);
+  // The assembly before the load rounds: its bundles byte-identical to the bench's are loaded from it, once, for sections 2 and 9.
+  const assembly = MODE === 'load' ? undefined : pairBundles(await synthesizeAssembly(work), sizes);
+  const plan = assembly && stackLoadPlan(assembly, sizes.floor, true);
+  const load = measureLoadTime(sizes, [...firstUse, ...oldClientBundleList(old)], LOAD_RUNS, work, plan ?? {});
+  const stack = assembly && plan ? stackResults(assembly, plan, load, true) : undefined;
   const comparison = compareOldClient(old, load);
   const trips = MODE === 'load' ? [] : await measureRoundTrips(REQUESTS);
   const rate = MODE === 'load' ? undefined : await measureRateLimit(REQUESTS * 3);
@@ -130,7 +154,7 @@ async function run(work: string): Promise<void> {
   const money = MODE === 'load' ? undefined : await measureMoney(work, ['money', 'webhooks'], RUNS_SAMPLES);
 
   const seconds = (performance.now() - t0) / 1000;
-  if (engine && runs && evaluations && rate && money?.money && money.webhooks) {
+  if (engine && runs && evaluations && rate && money?.money && money.webhooks && stack) {
     mkdirSync(dirname(REPORT), { recursive: true });
     writeFileSync(
       REPORT,
@@ -149,6 +173,7 @@ async function run(work: string): Promise<void> {
         runs,
         evaluations,
         money,
+        stack,
       }),
     );
   }
@@ -156,7 +181,7 @@ async function run(work: string): Promise<void> {
   print([...bundleSizeConsoleLines(sizes), ...oldClientSizeLines(old)]);
   print([...loadTimeConsoleLines(load), ...firstUseConsoleLines(load), ...oldClientConsoleLines(comparison), ...loadVerdictLines(load)]);
   console.log(`  ${comparisonSummary(comparison, load)}`);
-  if (!engine || !runs || !evaluations || !rate || !money?.money || !money.webhooks) {
+  if (!engine || !runs || !evaluations || !rate || !money?.money || !money.webhooks || !stack) {
     console.log(`\n(Bundle sizes and load times only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
     return;
   }
@@ -170,12 +195,14 @@ async function run(work: string): Promise<void> {
     engineBudget(engine),
     runsBudget(runs),
     moneyBudget(money.money),
+    ...stackBudget(stack),
   ]);
   console.log(`\n${engineConsoleLines(engine).join('\n')}`);
   console.log(`\n${runsConsoleLines(runs).join('\n')}`);
   console.log(`\n${evaluationsConsoleLines(evaluations).join('\n')}`);
   console.log(`\n${moneyConsoleLines(money.money).join('\n')}`);
   console.log(`\n${webhooksConsoleLines(money.webhooks).join('\n')}`);
+  print(stackConsoleLines(stack));
   console.log(`\nWrote ${REPORT} in ${seconds.toFixed(0)} s.`);
 }
 
@@ -186,7 +213,15 @@ const watchdog = setTimeout(() => {
 }, 660_000);
 watchdog.unref();
 
-const only = { engine: engineOnly, runs: runsOnly, evaluations: evaluationsOnly, rate: rateOnly, money: moneyOnly, webhooks: webhooksOnly } as const;
+const only = {
+  engine: engineOnly,
+  runs: runsOnly,
+  evaluations: evaluationsOnly,
+  rate: rateOnly,
+  money: moneyOnly,
+  webhooks: webhooksOnly,
+  stack: stackOnly,
+} as const;
 (MODE === 'full' || MODE === 'load' ? inScratchDir('run-', run) : only[MODE]()).then(
   () => process.exit(0),
   (error: unknown) => {

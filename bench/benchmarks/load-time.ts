@@ -1,7 +1,7 @@
 import { HELLO, SDK_FLOOR } from '../support/baselines.js';
 import type { BundleResult } from '../support/bundling.js';
 import { budgetCount, fmtMs, fmtX, log, passFail } from '../support/format.js';
-import { type LoadStats, measureLoadTimes, nodeModulesFootprint } from '../support/process-timing.js';
+import { type LoadStats, type LoadTarget, measureLoadTimes, nodeModulesFootprint } from '../support/process-timing.js';
 import type { BundleSizes } from './bundle-size.js';
 
 /**
@@ -13,8 +13,12 @@ import type { BundleSizes } from './bundle-size.js';
 /** Whole-process median over sdk-floor's, same run. */
 export const LOAD_RATIO_BUDGET = 1.4;
 
-export interface LoadRow {
-  bundle: BundleResult;
+export type { LoadTarget };
+
+export interface LoadRow<B extends LoadTarget = BundleResult> {
+  bundle: B;
+  /** The file loaded: the bundle's own, or a byte-identical copy of it (its asset in the cloud assembly, section 9). */
+  file: string;
   load: LoadStats;
   /** Whole-process median over sdk-floor's: the budgeted figure. */
   vsFloor: number;
@@ -23,11 +27,17 @@ export interface LoadRow {
   pass: boolean;
 }
 
-export interface LoadTimes {
+/** One set of load rounds: both baselines' rows and the row of any bundle measured in them. */
+export interface LoadRounds {
   runs: number;
-  functions: LoadRow[];
   hello: LoadRow;
   floor: LoadRow;
+  /** The row of a bundle measured in these rounds, found by name; throws for one that was not. */
+  rowOf: <B extends LoadTarget>(b: B) => LoadRow<B>;
+}
+
+export interface LoadTimes extends LoadRounds {
+  functions: LoadRow[];
   /** Bundles measured for comparison only (first-use loads, the old client), by name. */
   context: Map<string, LoadRow>;
   failing: LoadRow[];
@@ -35,31 +45,59 @@ export interface LoadTimes {
   floorFootprint: { files: number; bytes: number };
 }
 
-export function measureLoadTime(sizes: BundleSizes, context: BundleResult[], runs: number, work: string): LoadTimes {
-  const measured = [...sizes.functions, sizes.hello, sizes.floor, ...context];
+/**
+ * `runs` shuffled rounds in which every bundle and both baselines are loaded
+ * once each (bench/support/process-timing.ts), so every ratio is against the
+ * baselines of the same rounds. Whatever is timed this way, the bench's own
+ * bundles or the cloud assembly's, is timed by this one machinery.
+ */
+export function measureLoadRounds(bundles: LoadTarget[], baselines: { hello: BundleResult; floor: BundleResult }, runs: number, work: string): LoadRounds {
+  const measured = [...bundles, baselines.hello, baselines.floor];
   log(`measuring whole-process load times: ${runs} rounds × ${measured.length} bundles in fresh node processes`);
   const loads = measureLoadTimes(measured, runs, work);
-  const loadOf = (b: BundleResult) => loads.find((l) => l.name === b.name)!;
-  const helloMs = loadOf(sizes.hello).process.median;
-  const floorMs = loadOf(sizes.floor).process.median;
-  const row = (b: BundleResult): LoadRow => {
-    const load = loadOf(b);
-    const vsFloor = load.process.median / floorMs;
-    return { bundle: b, load, vsFloor, vsHello: load.process.median / helloMs, pass: vsFloor <= LOAD_RATIO_BUDGET };
+  const statsOf = (name: string) => {
+    const found = loads.find((l) => l.name === name);
+    if (!found) throw new Error(`${name} was not measured in these load rounds`);
+    return found;
   };
-  const functions = sizes.functions.map(row);
+  const fileOf = (name: string) => measured.find((m) => m.name === name)!.outfile;
+  const helloMs = statsOf(baselines.hello.name).process.median;
+  const floorMs = statsOf(baselines.floor.name).process.median;
+  const rowOf = <B extends LoadTarget>(b: B): LoadRow<B> => {
+    const load = statsOf(b.name);
+    const vsFloor = load.process.median / floorMs;
+    return { bundle: b, file: fileOf(b.name), load, vsFloor, vsHello: load.process.median / helloMs, pass: vsFloor <= LOAD_RATIO_BUDGET };
+  };
+  return { runs, hello: rowOf(baselines.hello), floor: rowOf(baselines.floor), rowOf };
+}
+
+/**
+ * Section 2's rounds: every function, both baselines, the context bundles,
+ * and `extra` bundles (section 9's deployed bundles that differ from the
+ * bench's). `loadFrom` names, per function, a byte-identical copy to load
+ * instead of the bench's file (its asset in the cloud assembly), so one
+ * series serves both sections.
+ */
+export function measureLoadTime(
+  sizes: BundleSizes,
+  context: BundleResult[],
+  runs: number,
+  work: string,
+  options: { loadFrom?: ReadonlyMap<string, string>; extra?: LoadTarget[] } = {},
+): LoadTimes {
+  const fromCopy = (b: BundleResult): LoadTarget => ({ name: b.name, outfile: options.loadFrom?.get(b.name) ?? b.outfile });
+  const rounds = measureLoadRounds([...sizes.functions.map(fromCopy), ...context, ...(options.extra ?? [])], sizes, runs, work);
+  const functions = sizes.functions.map((b) => rounds.rowOf(b));
   return {
-    runs,
+    ...rounds,
     functions,
-    hello: row(sizes.hello),
-    floor: row(sizes.floor),
-    context: new Map(context.map((b) => [b.name, row(b)])),
+    context: new Map(context.map((b) => [b.name, rounds.rowOf(b)])),
     failing: functions.filter((r) => !r.pass),
     floorFootprint: nodeModulesFootprint(sizes.floor.outfile, work),
   };
 }
 
-export const names = (list: Array<{ bundle: BundleResult }>): string => list.map((r) => r.bundle.name).join(', ');
+export const names = (list: Array<{ bundle: LoadTarget }>): string => list.map((r) => r.bundle.name).join(', ');
 
 export function loadVerdict(a: LoadTimes): string {
   const n = a.functions.length;
@@ -84,7 +122,7 @@ export const loadTimeSummary = (a: LoadTimes): string =>
   `Load time: ${a.failing.length ? `**${loadVerdict(a)}**` : loadVerdict(a)} ${SDK_FLOOR} itself is ${fmtX(a.floor.vsHello)} ${HELLO}; see section 2.`;
 
 /** One console row: process median, both ratios, import-only median, verdict. */
-export const loadConsoleLine = (label: string, r: LoadRow, verdict: string): string =>
+export const loadConsoleLine = (label: string, r: LoadRow<LoadTarget>, verdict: string): string =>
   `  ${label.padEnd(26)} ${`${fmtMs(r.load.process.median)} ms`.padStart(9)}  ${fmtX(r.vsFloor).padStart(10)}  ${fmtX(r.vsHello).padStart(6)}  ${`${fmtMs(r.load.importOnly.median)} ms`.padStart(9)}  ${verdict}`;
 
 /** The console table's heading and the rows of the functions and baselines; context rows follow from their benchmarks. */

@@ -63,7 +63,7 @@ const fileName = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, '_');
 /**
  * Bundles one entry exactly as the CDK NodejsFunction does for the stack:
  * minified ESM for node22, `module` before `main`, the createRequire banner,
- * an external source map, and the stack's external modules, all from
+ * a linked source map, and the stack's external modules, all from
  * infra/bundling.ts, which the stack reads too (no externals today, so the
  * AWS SDK is bundled like everything else).
  */
@@ -82,7 +82,8 @@ export async function bundle(target: BundleTarget, outDir: string): Promise<Bund
     format: 'esm',
     mainFields: [...BUNDLE.mainFields],
     banner: { js: ESM_REQUIRE_BANNER },
-    sourcemap: 'external',
+    // Linked, as CDK's `sourceMap: true` (esbuild's `--sourcemap`): the `.map` beside the bundle and a `//# sourceMappingURL` comment at its end, so the bundle is byte for byte the deployed one.
+    sourcemap: 'linked',
     external: EXTERNAL_MODULES,
     metafile: true,
     logLevel: 'silent',

@@ -66,18 +66,25 @@ export interface LoadStats {
   leftRunning: string[];
 }
 
-/** `node <script> <bundle URL>` with a clean environment: nothing from tsx or NODE_OPTIONS reaches the child. */
-function runNode(script: string, file: string) {
+/** A bundle to load: `env`, when given, is set over LOAD_ENV for its processes only (e.g. a template's NODE_OPTIONS). */
+export interface LoadTarget {
+  name: string;
+  outfile: string;
+  env?: Readonly<Record<string, string>>;
+}
+
+/** `node <script> <bundle URL>` with a clean environment: nothing from tsx or NODE_OPTIONS reaches the child, unless `env` sets it. */
+function runNode(script: string, file: string, env: Readonly<Record<string, string>> = {}) {
   return spawnSync(process.execPath, [script, pathToFileURL(file).href], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...LOAD_ENV },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...LOAD_ENV, ...env },
     encoding: 'utf8',
     timeout: 20_000,
   });
 }
 
-function sampleOnce(loader: string, file: string, name: string): { ms: number; wallMs: number; resources: string[] } {
+function sampleOnce(loader: string, { name, outfile, env }: LoadTarget): { ms: number; wallMs: number; resources: string[] } {
   const started = performance.now();
-  const child = runNode(loader, file);
+  const child = runNode(loader, outfile, env);
   const wallMs = performance.now() - started;
   if (child.error) throw new Error(`${name}: loading the bundle failed: ${child.error.message}`);
   if (child.status !== 0) throw new Error(`${name}: loading the bundle exited ${child.status}:\n${child.stderr}`);
@@ -102,7 +109,9 @@ function shuffle<T>(items: T[]): T[] {
  * timed from spawn to exit (the budgeted figure) and, inside, around the
  * import alone.
  */
-export function measureLoadTimes(bundles: Array<{ name: string; outfile: string }>, runs: number, workDir: string): LoadStats[] {
+export function measureLoadTimes(bundles: LoadTarget[], runs: number, workDir: string): LoadStats[] {
+  const duplicate = bundles.find((b, i) => bundles.findIndex((o) => o.name === b.name) !== i);
+  if (duplicate) throw new Error(`measureLoadTimes: two bundles are named ${duplicate.name}`);
   const loader = join(workDir, 'loader.mjs');
   writeFileSync(loader, LOADER);
   const samples = new Map(bundles.map((b) => [b.name, [] as number[]]));
@@ -110,7 +119,7 @@ export function measureLoadTimes(bundles: Array<{ name: string; outfile: string 
   const leftRunning = new Map(bundles.map((b) => [b.name, new Set<string>()]));
   for (let round = 0; round <= runs; round++) {
     for (const b of shuffle(bundles)) {
-      const { ms, wallMs, resources } = sampleOnce(loader, b.outfile, b.name);
+      const { ms, wallMs, resources } = sampleOnce(loader, b);
       if (round === 0) continue;
       samples.get(b.name)!.push(ms);
       wall.get(b.name)!.push(wallMs);
