@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { JSON_MAX_DEPTH } from '#platform/config/limits.js';
 import { keys } from '#platform/table/keys.js';
 import { type Json, jsonCaller, withoutTraceId } from '../helpers/api.js';
+import { assertTooDeep, nested } from '../helpers/deep-json.js';
 import { queuesDrained } from '../helpers/queues.js';
 import { newMachine } from '../helpers/runs.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
@@ -580,19 +581,7 @@ describe('run: true', () => {
 });
 
 describe('how deep a case’s input may nest', () => {
-  const nested = (levels: number): Json => {
-    let value: Json = { text: 'deep' };
-    for (let i = 1; i < levels; i++) value = { a: value };
-    return value;
-  };
-  const tooDeep = (answer: { status: number; body: Json }, name: string) => {
-    assert.equal(answer.status, 422, JSON.stringify(answer.body));
-    assert.equal(answer.body.code, 'validation_failed');
-    assert.deepEqual(
-      answer.body.errors.map((e: Json) => [e.name, e.location, e.code]),
-      [[name, 'body', 'too_deep']],
-    );
-  };
+  const tooDeep = assertTooDeep;
 
   test('at the bound the service’s runs of the case end and the evaluation completes; one past is 422 naming the input, thousands deep 422 naming the cases', async () => {
     const [harnessId, machineId] = await Promise.all([harness(), machine()]);

@@ -8,6 +8,7 @@ import { JSON_MAX_DEPTH } from '#platform/config/limits.js';
 import { keys } from '#platform/table/keys.js';
 import { type RunEventData, runEventLog } from '#runs/events.js';
 import { type Json, jsonCaller, withoutTraceId } from '../helpers/api.js';
+import { assertTooDeep, nested } from '../helpers/deep-json.js';
 import { startMcpServer, type TestMcpServer } from '../helpers/mcp-server.js';
 import { newMachine, runWhen as waitForRun } from '../helpers/runs.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
@@ -418,20 +419,7 @@ describe('a run task that failed on every delivery', () => {
 });
 
 describe('how deep a run’s JSON may nest', () => {
-  /** An object `levels` deep. */
-  const nested = (levels: number): Json => {
-    let value: Json = { text: 'deep' };
-    for (let i = 1; i < levels; i++) value = { a: value };
-    return value;
-  };
-  const tooDeep = (answer: { status: number; body: Json }, name: string) => {
-    assert.equal(answer.status, 422, JSON.stringify(answer.body));
-    assert.equal(answer.body.code, 'validation_failed');
-    assert.deepEqual(
-      answer.body.errors.map((e: Json) => [e.name, e.location, e.code]),
-      [[name, 'body', 'too_deep']],
-    );
-  };
+  const tooDeep = assertTooDeep;
 
   test('31 levels (past what the end can record) is refused naming the field; at the bound the run ends, recorded, and its machine runs the next', async () => {
     const [harnessId, machineId] = await Promise.all([harness({ model: 'local/echo' }), machine()]);
