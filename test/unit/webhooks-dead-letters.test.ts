@@ -9,7 +9,7 @@ import type { WebhookNotice } from '#webhooks/index.js';
 import { deliveryIdOf, type WebhookDelivery } from '#webhooks/model.js';
 import { deadLetterDeps } from '#webhooks/worker-deps.js';
 import { conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
-import { EVENT_FIXTURE, endpointFixture } from '../helpers/webhook-fixtures.js';
+import { deliveryFixture, EVENT_FIXTURE, endpointFixture } from '../helpers/webhook-fixtures.js';
 
 const { mock, table } = mockedDynamoDb();
 const deps = deadLetterDeps(table);
@@ -17,25 +17,7 @@ const deps = deadLetterDeps(table);
 const ENDPOINT_ID = 'whe_0mwvyhd7oIwogRIxo-Bl0thkA';
 const event = EVENT_FIXTURE;
 
-const delivery = (overrides: Partial<WebhookDelivery> = {}): WebhookDelivery => ({
-  id: deliveryIdOf(ENDPOINT_ID, event),
-  endpoint_id: ENDPOINT_ID,
-  account_id: 'acc',
-  event_id: event.id,
-  event_type: 'run.completed',
-  event_created_at: event.created_at,
-  status: 'pending',
-  attempts: 0,
-  series: 1,
-  series_start: 0,
-  last_status_code: null,
-  last_error: null,
-  next_attempt_at: '2026-03-01T00:00:06.000Z',
-  created_at: '2026-03-01T00:00:06.000Z',
-  delivered_at: null,
-  dispatched_by: 'msg-dead',
-  ...overrides,
-});
+const delivery = (overrides: Partial<WebhookDelivery> = {}): WebhookDelivery => deliveryFixture(ENDPOINT_ID, { dispatched_by: 'msg-dead', ...overrides });
 
 const stored = (d: WebhookDelivery) => ({ Item: { ...keys.webhookDelivery(d.endpoint_id, d.id), entity: 'webhook_delivery', ...d } });
 const failedBy = (d: WebhookDelivery) => ({ Attributes: { ...d, status: 'failed', last_error: DEAD_LETTER_ERROR, next_attempt_at: null } });

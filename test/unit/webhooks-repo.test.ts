@@ -7,7 +7,7 @@ import { deliveriesRepo } from '#webhooks/deliveries-repository.js';
 import { endpointsRepo } from '#webhooks/endpoints-repository.js';
 import { deliveryIdOf, MAX_ENDPOINTS_PER_ACCOUNT, type WebhookDelivery, type WebhookEndpoint } from '#webhooks/model.js';
 import { cancelled, conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
-import { EVENT_FIXTURE, endpointFixture } from '../helpers/webhook-fixtures.js';
+import { deliveryFixture, EVENT_FIXTURE, endpointFixture } from '../helpers/webhook-fixtures.js';
 
 const { mock, table } = mockedDynamoDb();
 const endpoints = endpointsRepo(table);
@@ -16,25 +16,7 @@ const deliveries = deliveriesRepo(table);
 const ENDPOINT_ID = 'whe_0mwvyhd7oIwogRIxo-Bl0thkD';
 const endpoint = (overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint => endpointFixture({ id: ENDPOINT_ID, ...overrides });
 const event = EVENT_FIXTURE;
-const delivery = (overrides: Partial<WebhookDelivery> = {}): WebhookDelivery => ({
-  id: deliveryIdOf(ENDPOINT_ID, event),
-  endpoint_id: ENDPOINT_ID,
-  account_id: 'acc',
-  event_id: event.id,
-  event_type: 'run.completed',
-  event_created_at: event.created_at,
-  status: 'pending',
-  attempts: 0,
-  series: 1,
-  series_start: 0,
-  dispatched_by: 'msg-1',
-  last_status_code: null,
-  last_error: null,
-  next_attempt_at: '2026-03-01T00:00:06.000Z',
-  created_at: '2026-03-01T00:00:06.000Z',
-  delivered_at: null,
-  ...overrides,
-});
+const delivery = (overrides: Partial<WebhookDelivery> = {}): WebhookDelivery => deliveryFixture(ENDPOINT_ID, { dispatched_by: 'msg-1', ...overrides });
 
 beforeEach(() => mock.reset());
 
