@@ -4,7 +4,7 @@ import type { DeliveriesRepo } from './deliveries-repository.js';
 import type { SendDelivery } from './delivery-messages.js';
 import type { EndpointsRepo } from './endpoints-repository.js';
 import type { WebhookNotice } from './index.js';
-import { deliveryIdOf, isWebhookEventType, type WebhookDelivery } from './model.js';
+import { firstDelivery, isWebhookEventType } from './model.js';
 
 export interface DispatchDeps {
   events: Pick<AccountEventReader, 'get'>;
@@ -43,24 +43,7 @@ export async function dispatchEvent(deps: DispatchDeps, notice: WebhookNotice, m
   const now = deps.now();
   const sent = await Promise.all(
     endpoints.map(async (endpoint) => {
-      const delivery: WebhookDelivery = {
-        id: deliveryIdOf(endpoint.id, event),
-        endpoint_id: endpoint.id,
-        account_id: notice.account_id,
-        event_id: event.id,
-        event_type: type,
-        event_created_at: event.created_at,
-        status: 'pending',
-        attempts: 0,
-        series: 1,
-        series_start: 0,
-        last_status_code: null,
-        last_error: null,
-        next_attempt_at: now.toISOString(),
-        created_at: now.toISOString(),
-        delivered_at: null,
-        dispatched_by: messageId,
-      };
+      const delivery = firstDelivery(endpoint.id, notice.account_id, { id: event.id, type, created_at: event.created_at }, now, messageId);
       const { created, delivery: stored } = await deps.deliveries.createOnce(delivery);
       const mine = stored.dispatched_by === null || stored.dispatched_by === messageId;
       const unsent = created || (mine && stored.status === 'pending' && stored.series === 1 && stored.attempts === 0);

@@ -51,6 +51,34 @@ export function deliveryIdOf(endpointId: string, event: { id: string; created_at
   return `whd_${time36(Date.parse(event.created_at))}${hash}`;
 }
 
+/** An event's first delivery to one endpoint, pending from `now`, recorded as created by the notice message `dispatchedBy`. */
+export function firstDelivery(
+  endpointId: string,
+  accountId: string,
+  event: { id: string; type: WebhookEventType; created_at: string },
+  now: Date,
+  dispatchedBy: string | null,
+): WebhookDelivery {
+  return {
+    id: deliveryIdOf(endpointId, event),
+    endpoint_id: endpointId,
+    account_id: accountId,
+    event_id: event.id,
+    event_type: event.type,
+    event_created_at: event.created_at,
+    status: 'pending',
+    attempts: 0,
+    series: 1,
+    series_start: 0,
+    last_status_code: null,
+    last_error: null,
+    next_attempt_at: now.toISOString(),
+    created_at: now.toISOString(),
+    delivered_at: null,
+    dispatched_by: dispatchedBy,
+  };
+}
+
 export interface WebhookEndpoint {
   id: string;
   account_id: string;

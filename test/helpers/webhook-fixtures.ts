@@ -1,4 +1,4 @@
-import { deliveryIdOf, type WebhookDelivery, type WebhookEndpoint } from '#webhooks/model.js';
+import { firstDelivery, type WebhookDelivery, type WebhookEndpoint } from '#webhooks/model.js';
 
 /** An enabled endpoint of account `acc` taking `run.completed`, with what a test changes. */
 export const endpointFixture = (overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint => ({
@@ -28,21 +28,6 @@ export const EVENT_FIXTURE = {
 
 /** The pending first delivery of EVENT_FIXTURE to the endpoint `endpointId`, with what a test changes. */
 export const deliveryFixture = (endpointId: string, overrides: Partial<WebhookDelivery> = {}): WebhookDelivery => ({
-  id: deliveryIdOf(endpointId, EVENT_FIXTURE),
-  endpoint_id: endpointId,
-  account_id: 'acc',
-  event_id: EVENT_FIXTURE.id,
-  event_type: 'run.completed',
-  event_created_at: EVENT_FIXTURE.created_at,
-  status: 'pending',
-  attempts: 0,
-  series: 1,
-  series_start: 0,
-  last_status_code: null,
-  last_error: null,
-  next_attempt_at: '2026-03-01T00:00:06.000Z',
-  created_at: '2026-03-01T00:00:06.000Z',
-  delivered_at: null,
-  dispatched_by: null,
+  ...firstDelivery(endpointId, 'acc', { ...EVENT_FIXTURE, type: 'run.completed' }, new Date('2026-03-01T00:00:06.000Z'), null),
   ...overrides,
 });
