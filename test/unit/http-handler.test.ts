@@ -13,18 +13,9 @@ import { type AuthMiddleware, httpHandler } from '#platform/http/handler.js';
 import { json } from '#platform/http/responses.js';
 import type { ApiContext } from '#platform/http/types.js';
 import { makeHandler as makeMint } from '../../functions/api-tokens/create.js';
+import { httpEvent } from '../helpers/http-event.js';
 
-const event = (overrides: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEventV2 =>
-  ({
-    version: '2.0',
-    routeKey: 'POST /v2/x',
-    rawPath: '/v2/x',
-    rawQueryString: '',
-    headers: {},
-    requestContext: { http: { method: 'POST', path: '/v2/x' } },
-    isBase64Encoded: false,
-    ...overrides,
-  }) as APIGatewayProxyEventV2;
+const event = httpEvent;
 const context = () => ({ getRemainingTimeInMillis: () => 1000 }) as unknown as ApiContext;
 
 const route = { method: 'POST', path: '/v2/x', handler: 'test.ts', table: 'none', undocumented: 'a test' } as const;

@@ -14,19 +14,10 @@ import { METRIC, METRICS_NAMESPACE } from '#platform/observability/metric-names.
 import { countMetric } from '#platform/observability/metrics.js';
 import { queueWorker } from '#platform/queue-worker.js';
 import { makeHandler as makeMint } from '../../functions/api-tokens/create.js';
+import { httpEvent } from '../helpers/http-event.js';
 import { type EmfDocument, publishedMetrics, recordMetrics, writtenLines } from '../helpers/metrics.js';
 
-const event = (overrides: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEventV2 =>
-  ({
-    version: '2.0',
-    routeKey: 'POST /v2/x',
-    rawPath: '/v2/x',
-    rawQueryString: '',
-    headers: {},
-    requestContext: { http: { method: 'POST', path: '/v2/x' } },
-    isBase64Encoded: false,
-    ...overrides,
-  }) as APIGatewayProxyEventV2;
+const event = httpEvent;
 const lambdaContext = (awsRequestId: string) =>
   ({ awsRequestId, functionName: 'fn', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:1:function:fn', getRemainingTimeInMillis: () => 1000 }) as Context;
 
