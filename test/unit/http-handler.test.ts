@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, test } from 'vitest';
 import * as z from 'zod';
 import { formatToken } from '#accounts/api-tokens.js';
