@@ -100,6 +100,20 @@ describe('log lines', () => {
       ['received m-1 l-4', 'received m-2 l-4', 'done m-2 l-4', 'done m-1 l-4'],
     );
   });
+
+  test('a record whose message names its account logs with that account; one that names none, without', async () => {
+    const record = (messageId: string, body: unknown) => ({ messageId, body: JSON.stringify(body) }) as SQSRecord;
+    const worker = queueWorker(async () => logger().info('seen'));
+
+    const lines = await logLines(() =>
+      worker({ Records: [record('m-5', { account_id: 'acc-5' }), record('m-6', { run_id: 'r' })] } as SQSEvent, lambdaContext('l-5')),
+    );
+
+    assert.deepEqual(lines.map((line) => [line.request_id, line.account_id]).sort(), [
+      ['m-5', 'acc-5'],
+      ['m-6', undefined],
+    ]);
+  });
 });
 
 describe('metrics', () => {
