@@ -32,7 +32,7 @@ module.exports = {
     {
       name: 'shared-capabilities-know-no-feature',
       severity: 'error',
-      comment: 'expressions, models, net and events serve every feature and import only the platform and each other.',
+      comment: 'expressions, models, net, events and mcp serve every feature and import only the platform and each other.',
       from: { path: `^lib/${SHARED}/` },
       to: { path: '^lib/', pathNot: [`^lib/${SHARED}/`, '^lib/platform/'] },
     },
@@ -41,8 +41,31 @@ module.exports = {
       severity: 'error',
       comment:
         "A feature reaches another only through that feature's index.ts (its exported services) or its model.ts (types and constants, no I/O), never its repositories or internals.",
-      from: { path: `^lib/${FEATURES}/` },
+      from: { path: `^lib/${FEATURES}/`, pathNot: `^lib/${FEATURES}/contracts/` },
       to: { path: `^lib/${FEATURES}/`, pathNot: ['^lib/$1/', `^lib/${FEATURES}/index\\.ts$`, `^lib/${FEATURES}/model\\.ts$`] },
+    },
+    {
+      name: 'contracts-meet-through-index-or-responses',
+      severity: 'error',
+      comment:
+        "An endpoint contract reaches another feature through its index.ts or model.ts, or loads its response-only schemas (openapi/) in its lazy responses thunk: documentation that no Lambda evaluates, so a worker that uses the feature's services does not bundle it.",
+      from: { path: `^lib/${FEATURES}/contracts/` },
+      to: { path: `^lib/${FEATURES}/`, pathNot: ['^lib/$1/', `^lib/${FEATURES}/index\\.ts$`, `^lib/${FEATURES}/model\\.ts$`, `^lib/${FEATURES}/openapi/`] },
+    },
+    {
+      name: 'settlement-stands-between-work-and-money',
+      severity: 'error',
+      comment:
+        'lib/settlement settles the work that runs, workflow requests, evaluations (and schedules, forks) start and end, on billing, accounts and usage: it knows none of the features above it, and those below never reach up to it.',
+      from: { path: '^lib/settlement/' },
+      to: { path: `^lib/${FEATURES}/`, pathNot: ['^lib/settlement/', '^lib/(billing|accounts|usage)/(index|model)\\.ts$'] },
+    },
+    {
+      name: 'money-knows-no-settlement',
+      severity: 'error',
+      comment: 'billing, accounts and usage are what settlement stands on; importing it back would make a cycle of money.',
+      from: { path: '^lib/(billing|accounts|usage)/' },
+      to: { path: '^lib/settlement/' },
     },
     {
       name: 'features-know-no-composition',

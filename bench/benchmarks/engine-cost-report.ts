@@ -96,7 +96,41 @@ function floorParagraph(e: CostResults, s: ShapeResult): string {
     `**The floor of the current design (${s.title.toLowerCase()}).** The writes the engine made per node, named after the functions in lib/execution/executor.ts and lib/execution/workflow-requests-repository.ts (the request's creation amortised over its ${s.nodesPerRun} nodes): ${listed}. ` +
     `At the minimum item size (≤ 1 KB; ${Math.abs(s.units.floorWrite - s.units.write) < 1e-9 ? 'these runs already are' : `these runs used ${num(s.units.write / n)}`}) that is ${num(floorWru)} WRU per node, ${usd(floorWru * wruPrice)} per million nodes; adding the SQS requests (${num(s.sqs.billed / n)} per node) and the Lambda requests (${num((s.lambda.workerInvocations + s.lambda.deadLetterInvocations + s.lambda.apiInvocations) / n)} invocations per node), the floor is ${usd(s.floorPerMillion.total)} per million nodes before any read or Lambda duration, ${verdict}. ` +
     `With SQS, Lambda (duration included) and reads as measured (${usd(nonDynamo + s.perMillion.dynamodbReads)} per million nodes), the target leaves ${left > 0 ? `${usd(left)} per million nodes for writes, i.e. ${num(left / wruPrice)} one-KB write units per node against the ${num(s.units.write / n)} measured` : 'nothing for writes'}. ` +
-    `Compared with Step Functions Standard at one state transition per node (${usd(p.stepFunctionsStandardTransition * 1e6)} per million), the measured ${usd(s.perMillion.total)} is ${pct(s.perMillion.total, p.stepFunctionsStandardTransition * 1e6)} of it.`
+    `Compared with Step Functions Standard at one state transition per node (${usd(p.stepFunctionsStandardTransition * 1e6)} per million), the measured ${usd(s.perMillion.total)} is ${pct(s.perMillion.total, p.stepFunctionsStandardTransition * 1e6)} of it.` +
+    queuedPath(e, s)
+  );
+}
+
+/**
+ * For a shape whose every node goes through the queue (a worker invocation
+ * each): what each node is left with, the floor of a node through the queue
+ * in this design, and what is the request's own, spread over its nodes.
+ * Items made about once per node are the node's; the rest are the request's.
+ */
+function queuedPath(e: CostResults, s: ShapeResult): string {
+  const p = e.prices;
+  const n = s.nodesExecuted;
+  const invocations = (s.lambda.workerInvocations + s.lambda.deadLetterInvocations) / n;
+  if (invocations < 0.9) return '';
+  const everyNode = (calls: number) => calls / n >= 0.9;
+  const writes = s.purposes.filter((r) => r.kind === 'write');
+  const nodeWrites = writes.filter((r) => everyNode(r.calls));
+  const nodeReads = s.purposes.filter((r) => r.kind === 'read' && everyNode(r.calls));
+  const nodeSqs = s.sqs.actions.filter((a) => everyNode(a.calls));
+  const wru = sumUnits(nodeWrites, 'floorUnits') / n;
+  const sqsRequests = nodeSqs.reduce((t, a) => t + a.billed, 0) / n;
+  const perNode = (wru * p.dynamodbWriteRequestUnit + sqsRequests * p.sqsRequest + invocations * p.lambdaRequest) * 1e6;
+  const requestWrites = writes.filter((r) => !everyNode(r.calls) && r.calls / n >= 0.05);
+  const reads = nodeReads.length
+    ? `reads ${nodeReads.map((r) => `${r.purpose} ×${num(r.calls / n)}`).join(', ')} (${num(sumUnits(nodeReads) / n)} RRU, not in the floor)`
+    : 'no read (every read left is the request’s)';
+  return (
+    ` **What is left of the queued path.** Per node: ${nodeWrites.map((r) => `${r.purpose} ×${num(r.calls / n)}`).join(', ')} (${num(wru)} WRU at ≤ 1 KB); ${reads}; ${nodeSqs.map((a) => `${a.action} ${num(a.calls / n)}`).join(', ')} (${num(sqsRequests)} SQS requests); ${num(invocations)} worker invocation: ${usd(perNode)} per million nodes, the floor of a node through the queue in this design. ` +
+    `The rest of the floor, ${usd(s.floorPerMillion.total - perNode)} per million nodes, is the request’s own, paid once and spread here over its ${s.nodesPerRun} nodes: ${[
+      ...requestWrites.map((r) => `${r.purpose} ×${num((r.calls / n) * s.nodesPerRun)}`),
+      `${num((s.lambda.apiInvocations / n) * s.nodesPerRun)} API invocation`,
+      ...(s.sqs.billed / n - sqsRequests > 0.005 ? [`${num((s.sqs.billed / n - sqsRequests) * s.nodesPerRun)} SQS requests`] : []),
+    ].join('; ')} per request.`
   );
 }
 

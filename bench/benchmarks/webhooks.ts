@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { isTerminalRequest } from '#execution/workflow-requests-repository.js';
+import { isTerminalRequest } from '#execution/model.js';
 import { purposeOf } from '../support/call-purpose.js';
 import type { DynamoCall } from '../support/dynamo-billing.js';
 import type { EngineStack } from '../support/engine-stack.js';

@@ -1,4 +1,4 @@
-import { isTerminalNode } from '#execution/workflow-requests-repository.js';
+import { isTerminalNode } from '#execution/model.js';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
 import { keys } from '#platform/table/keys.js';
 import type { DynamoCall } from './dynamo-billing.js';
@@ -184,7 +184,10 @@ function updatePurpose(r: Record<string, unknown>, kind: string, failed: string)
   if (kind === 'request') return `transitionRequest → ${status ?? '?'} (UpdateItem request item)${failed}`;
   if (kind === 'node' && mentions(r, 'done_parents')) return `markParentDone (UpdateItem child node)${failed}`;
   if (kind === 'node' && status && isTerminalNode(status)) return `settleNode → ${status} (UpdateItem node)${failed}`;
-  if (kind === 'node' && status === 'in_progress' && mentions(r, 'attempt_count')) return `claim: transitionNode → in_progress (UpdateItem node)${failed}`;
+  if (kind === 'node' && status === 'in_progress' && mentions(r, 'attempt_count')) {
+    // claimNode claims unread and asks for the node back if refused; transitionNode claims a node it read.
+    return `claim: ${r.ReturnValuesOnConditionCheckFailure ? 'claimNode' : 'transitionNode'} → in_progress (UpdateItem node)${failed}`;
+  }
   if (kind === 'node') return `transitionNode → ${status ?? '?'} (UpdateItem node)${failed}`;
   if (kind === 'run' && /^SET lease_owner/.test(String(r.UpdateExpression))) return `takeLease (UpdateItem run)${failed}`;
   if (kind === 'run' && /^SET lease_until/.test(String(r.UpdateExpression))) return `releaseLease (UpdateItem run)${failed}`;

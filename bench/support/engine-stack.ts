@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NODE_TASKS_QUEUE } from '#execution/queues.js';
-import type { WorkflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import type { WorkflowRequests } from '#execution/workflow-requests.js';
 import type { LocalStack } from '#local/stack.js';
 import type { TableRef } from '#platform/table/table.js';
 import type { DynamoCountingProxy } from './dynamo-proxy.js';
@@ -19,7 +19,7 @@ export interface EngineStack {
   direct: TableRef;
   /** The same table through the counting proxy (for the calibration calls). */
   proxied: TableRef;
-  repo: WorkflowRequestsRepo;
+  repo: WorkflowRequests;
   api: Api;
   workerQueueUrl: string;
   deadLetterQueueUrl: string;
@@ -38,7 +38,7 @@ export async function startEngineStack(running: Running): Promise<EngineStack> {
   if (!sqsEmulator || !sqs) throw new Error('the SQS emulator did not start');
   log(`engine: local stack at ${stack.url}; DynamoDB Local ${dynamodb.endpoint} behind ${ddb.url}; SQS emulator ${sqsEmulator.endpoint} behind ${sqs.url}`);
 
-  const { workflowRequestsRepo } = await import('#execution/workflow-requests-repository.js');
+  const { workflowRequests } = await import('#execution/workflow-requests.js');
   const direct = await tableOn(dynamodb.endpoint, stack.tableName);
   const proxied = await tableOn(ddb.url, stack.tableName);
   const { accountId, token } = await signIn(stack.url, direct, { duration_minutes: 120 });
@@ -52,7 +52,7 @@ export async function startEngineStack(running: Running): Promise<EngineStack> {
     accountId,
     direct,
     proxied,
-    repo: workflowRequestsRepo(direct),
+    repo: workflowRequests(direct),
     api: apiClient(stack.url, token),
     workerQueueUrl: queue.url,
     deadLetterQueueUrl: queue.dlqUrl,

@@ -1,4 +1,4 @@
-import { isTerminalRequest, type NodeExecution } from '#execution/workflow-requests-repository.js';
+import { isTerminalRequest, type NodeExecution } from '#execution/model.js';
 import type { DynamoCall } from './dynamo-billing.js';
 import type { EngineStack } from './engine-stack.js';
 import type { SqsCall } from './sqs-proxy.js';

@@ -1,8 +1,8 @@
 import { bearerAuth } from '#accounts/bearer-auth.js';
 import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
 import { HooksList } from '#hooks/contracts/hooks-list.js';
-import { HOOK_POSITION, type HooksRepo, hooksRepo } from '#hooks/hooks-repository.js';
-import { hookView } from '#hooks/model.js';
+import { type HooksRepo, hooksRepo } from '#hooks/hooks-repository.js';
+import { HOOK_POSITION, hookView } from '#hooks/model.js';
 import { serviceEnv } from '#platform/config/env.js';
 import { CursorInvalidError } from '#platform/errors.js';
 import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';

@@ -1,6 +1,6 @@
 import { type EvaluationsDeps, evaluationsDeps } from '#evaluations/evaluations-deps.js';
+import { EVALUATION_TASK_MESSAGE } from '#evaluations/queue-messages.js';
 import { moveEvaluation } from '#evaluations/start-runs.js';
-import type { EvaluationTask } from '#evaluations/tasks.js';
 import { queueWorker } from '#platform/queue-worker.js';
 
 /**
@@ -10,6 +10,6 @@ import { queueWorker } from '#platform/queue-worker.js';
  * visibility timeout; after five receives the dead-letter worker fails it.
  */
 export const makeHandler = (deps: EvaluationsDeps = evaluationsDeps()) =>
-  queueWorker((r, context) => moveEvaluation(deps, JSON.parse(r.body) as EvaluationTask, { remainingMs: () => context.getRemainingTimeInMillis() }));
+  queueWorker(EVALUATION_TASK_MESSAGE, (task, _r, context) => moveEvaluation(deps, task, { remainingMs: () => context.getRemainingTimeInMillis() }));
 
 export const handler = makeHandler();

@@ -1,18 +1,19 @@
 import { failDeadLetteredTask } from '#execution/finish.js';
-import { type EnqueueNodeTasks, enqueueNodeTasks, type NodeTask } from '#execution/node-queue.js';
-import { type WorkflowRequestsRepo, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { type EnqueueNodeTasks, enqueueNodeTasks } from '#execution/node-queue.js';
+import { NODE_TASK_MESSAGE } from '#execution/queue-messages.js';
+import { type WorkflowRequests, workflowRequests } from '#execution/workflow-requests.js';
 import { type InteractionsRepo, interactionsRepo } from '#interactions/interactions-repository.js';
 import { queueWorker } from '#platform/queue-worker.js';
 import { type WebhookNotices, webhookNotices } from '#webhooks/index.js';
 
 /** Marks dead-lettered node tasks failed, and their requests with them, instead of leaving them in progress. */
 export const makeHandler = (
-  deps: { requests: WorkflowRequestsRepo; interactions: InteractionsRepo; enqueue: EnqueueNodeTasks; webhooks: WebhookNotices } = {
-    requests: workflowRequestsRepo(),
+  deps: { requests: WorkflowRequests; interactions: InteractionsRepo; enqueue: EnqueueNodeTasks; webhooks: WebhookNotices } = {
+    requests: workflowRequests(),
     interactions: interactionsRepo(),
     enqueue: enqueueNodeTasks,
     webhooks: webhookNotices(),
   },
-) => queueWorker((r) => failDeadLetteredTask(JSON.parse(r.body) as NodeTask, deps));
+) => queueWorker(NODE_TASK_MESSAGE, (task) => failDeadLetteredTask(task, deps));
 
 export const handler = makeHandler();

@@ -1,7 +1,7 @@
 import { type EvaluationsDeps, evaluationsDeps } from '#evaluations/evaluations-deps.js';
 import { recordRunEnded } from '#evaluations/outcomes.js';
 import { queueWorker } from '#platform/queue-worker.js';
-import type { RunEnded } from '#runs/index.js';
+import { RUN_ENDED_MESSAGE } from '#runs/queue-messages.js';
 
 /**
  * Worker of the run-ended queue (lib/runs/queues.ts): what follows the end
@@ -10,6 +10,6 @@ import type { RunEnded } from '#runs/index.js';
  * attempt the run fills and completes when it was its last run. Every step
  * is idempotent, so a notice delivered twice changes nothing.
  */
-export const makeHandler = (deps: EvaluationsDeps = evaluationsDeps()) => queueWorker((r) => recordRunEnded(deps, JSON.parse(r.body) as RunEnded));
+export const makeHandler = (deps: EvaluationsDeps = evaluationsDeps()) => queueWorker(RUN_ENDED_MESSAGE, (notice) => recordRunEnded(deps, notice));
 
 export const handler = makeHandler();

@@ -3,7 +3,7 @@ import { queueWorker } from '#platform/queue-worker.js';
 import type { LoopDeps } from '#runs/agent-loop.js';
 import { loopDeps } from '#runs/loop-deps.js';
 import { moveRun } from '#runs/move-run.js';
-import type { RunTask } from '#runs/wake.js';
+import { RUN_TASK_MESSAGE } from '#runs/queue-messages.js';
 
 /**
  * Worker of the run-tasks queues (one per machine size): moves each run on
@@ -11,8 +11,8 @@ import type { RunTask } from '#runs/wake.js';
  * visibility timeout; after five receives the dead-letter worker fails it.
  */
 export const makeHandler = (deps: LoopDeps = loopDeps()) =>
-  queueWorker((r, context) =>
-    moveRun(deps, JSON.parse(r.body) as RunTask, {
+  queueWorker(RUN_TASK_MESSAGE, (task, r, context) =>
+    moveRun(deps, task, {
       owner: randomUUID(),
       remainingMs: () => context.getRemainingTimeInMillis(),
       redelivered: Number(r.attributes.ApproximateReceiveCount) > 1,

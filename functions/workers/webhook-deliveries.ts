@@ -1,6 +1,6 @@
 import { queueWorker } from '#platform/queue-worker.js';
 import { type DeliveryDeps, processDelivery } from '#webhooks/deliver.js';
-import type { DeliveryMessage } from '#webhooks/delivery-messages.js';
+import { DELIVERY_MESSAGE } from '#webhooks/queue-messages.js';
 import { deliveryDeps } from '#webhooks/worker-deps.js';
 
 /**
@@ -8,6 +8,6 @@ import { deliveryDeps } from '#webhooks/worker-deps.js';
  * signed POST per message, its outcome recorded before the message is
  * deleted (a failed record leaves it to come back: partial batch failures).
  */
-export const makeHandler = (deps: DeliveryDeps = deliveryDeps()) => queueWorker((r) => processDelivery(deps, JSON.parse(r.body) as DeliveryMessage));
+export const makeHandler = (deps: DeliveryDeps = deliveryDeps()) => queueWorker(DELIVERY_MESSAGE, (message) => processDelivery(deps, message));
 
 export const handler = makeHandler();

@@ -1,6 +1,6 @@
 import { queueWorker } from '#platform/queue-worker.js';
 import { type DispatchDeps, dispatchEvent } from '#webhooks/dispatch.js';
-import type { WebhookNotice } from '#webhooks/index.js';
+import { WEBHOOK_NOTICE_MESSAGE } from '#webhooks/queue-messages.js';
 import { dispatchDeps } from '#webhooks/worker-deps.js';
 
 /**
@@ -8,6 +8,7 @@ import { dispatchDeps } from '#webhooks/worker-deps.js';
  * the account's record becomes one delivery per subscribed endpoint of that
  * account, each created once however often its notice comes.
  */
-export const makeHandler = (deps: DispatchDeps = dispatchDeps()) => queueWorker((r) => dispatchEvent(deps, JSON.parse(r.body) as WebhookNotice, r.messageId));
+export const makeHandler = (deps: DispatchDeps = dispatchDeps()) =>
+  queueWorker(WEBHOOK_NOTICE_MESSAGE, (notice, r) => dispatchEvent(deps, notice, r.messageId));
 
 export const handler = makeHandler();

@@ -2,7 +2,7 @@ import { bearerAuth } from '#accounts/bearer-auth.js';
 import { WorkflowRequestsRun } from '#execution/contracts/workflow-requests-run.js';
 import { enqueueNodeTasks } from '#execution/node-queue.js';
 import { type StartDeps, startRequest } from '#execution/start.js';
-import { workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { workflowRequests } from '#execution/workflow-requests.js';
 import { httpHandler } from '#platform/http/handler.js';
 import { runIdempotent } from '#platform/http/idempotency.js';
 import { json } from '#platform/http/responses.js';
@@ -17,7 +17,7 @@ import { workflowsRepo } from '#workflows/workflows-repository.js';
  * account's ceiling of work in progress; an Idempotency-Key, when sent, makes retries safe.
  */
 export const makeHandler = (
-  deps: StartDeps = { requests: workflowRequestsRepo(), versions: workflowsRepo(), chats: chatsRepo(), enqueue: enqueueNodeTasks, webhooks: webhookNotices() },
+  deps: StartDeps = { requests: workflowRequests(), versions: workflowsRepo(), chats: chatsRepo(), enqueue: enqueueNodeTasks, webhooks: webhookNotices() },
   usage: Pick<UsageMeter, 'admit'> = usageMeter(),
 ) =>
   httpHandler(WorkflowRequestsRun, { auth: bearerAuth(), idempotency: runIdempotent }, async ({ principal, body }) => {

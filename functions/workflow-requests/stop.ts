@@ -4,7 +4,7 @@ import { WorkflowRequestsStop } from '#execution/contracts/workflow-requests-sto
 import { announceEnded, finishRequest } from '#execution/finish.js';
 import { type EnqueueNodeTasks, enqueueNodeTasks } from '#execution/node-queue.js';
 import { requestView } from '#execution/views.js';
-import { type WorkflowRequestsRepo, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { type WorkflowRequests, workflowRequests } from '#execution/workflow-requests.js';
 import { type InteractionsRepo, interactionsRepo } from '#interactions/interactions-repository.js';
 import { httpHandler } from '#platform/http/handler.js';
 import { json } from '#platform/http/responses.js';
@@ -12,8 +12,8 @@ import { type WebhookNotices, webhookNotices } from '#webhooks/index.js';
 
 /** Stops the request and its open nodes; a terminal request comes back unchanged. Idempotent. */
 export const makeHandler = (
-  deps: { requests: WorkflowRequestsRepo; interactions: InteractionsRepo; enqueue: EnqueueNodeTasks; webhooks: WebhookNotices } = {
-    requests: workflowRequestsRepo(),
+  deps: { requests: WorkflowRequests; interactions: InteractionsRepo; enqueue: EnqueueNodeTasks; webhooks: WebhookNotices } = {
+    requests: workflowRequests(),
     interactions: interactionsRepo(),
     enqueue: enqueueNodeTasks,
     webhooks: webhookNotices(),

@@ -5,8 +5,9 @@ import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
 import { httpHandler } from '#platform/http/handler.js';
 import { json } from '#platform/http/responses.js';
 import { WorkflowsList } from '#workflows/contracts/workflows-list.js';
+import { foldName, WORKFLOW_POSITION } from '#workflows/model.js';
 import { workflowView } from '#workflows/workflows.js';
-import { foldName, WORKFLOW_POSITION, type WorkflowsRepo, workflowsRepo } from '#workflows/workflows-repository.js';
+import { type WorkflowsRepo, workflowsRepo } from '#workflows/workflows-repository.js';
 
 /** GET /v1/workflows: newest first; `search` is part of the cursor's filters. */
 export const makeHandler = (deps: { tokens: TokensRepo; workflows: WorkflowsRepo } = { tokens: tokensRepo(), workflows: workflowsRepo() }) =>

@@ -1,47 +1,23 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LimitOverrides, PlanName } from '#platform/config/plans.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
+import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
 import { defaultTable, isConditionFailure, nowIso, type TableRef } from '#platform/table/table.js';
+import { setFields } from '#platform/table/update-expressions.js';
+import { type Account, type AccountWithSecret, LIMIT_OVERRIDES } from './model.js';
 
-/** An account; the limit overrides an operator set (`account:set-limits`) are on it, absent where the plan's apply. */
-export interface Account extends LimitOverrides {
-  id: string;
-  email: string;
-  plan: PlanName;
-  balance_micro_usd: number;
-  suspended: boolean;
-  extra_usage: boolean;
-  created_at: string;
-  updated_at: string;
-}
+/** What an account item lacking these attributes holds. */
+const ACCOUNT_DEFAULTS: Partial<Account> = { balance_micro_usd: 0, suspended: false, extra_usage: false };
 
-/** The override attributes of the account item (microdollars for the allowances). */
-export const LIMIT_OVERRIDES = ['five_hour_allowance', 'week_allowance', 'rps', 'concurrency'] as const satisfies ReadonlyArray<keyof LimitOverrides>;
-
-export interface AccountWithSecret extends Account {
-  password_hash: string;
-}
-
-const toAccount = (item: Record<string, unknown>): Account => ({
-  id: item.id as string,
-  email: item.email as string,
-  plan: item.plan as PlanName,
-  balance_micro_usd: Number(item.balance_micro_usd ?? 0),
-  suspended: item.suspended === true,
-  extra_usage: item.extra_usage === true,
-  ...Object.fromEntries(LIMIT_OVERRIDES.filter((name) => item[name] !== undefined).map((name) => [name, Number(item[name])])),
-  created_at: item.created_at as string,
-  updated_at: item.updated_at as string,
-});
-
-const namesOf = (attributes: readonly string[]) => Object.fromEntries(attributes.map((name) => [`#${name}`, name]));
+const toAccount = (item: Record<string, unknown>): Account => entityOf<Account>(item, ['password_hash'], ACCOUNT_DEFAULTS);
 
 export function accountsRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;
 
-  /** An UpdateItem of an existing account (404 otherwise), answering the account as it now is; `:now` is provided. */
-  async function update(accountId: string, expression: string, names: Record<string, string>, values: Record<string, unknown>): Promise<Account> {
+  /** An UpdateItem of an existing account (404 otherwise) that sets `set` and `updated_at` and removes `remove`, answering the account as it now is. */
+  async function update(accountId: string, set: Record<string, unknown>, remove: readonly string[] = []): Promise<Account> {
+    const { update: expression, names, values } = setFields({ ...set, updated_at: nowIso() }, remove);
     try {
       const { Attributes } = await db.send(
         new UpdateCommand({
@@ -49,8 +25,8 @@ export function accountsRepo(table: TableRef = defaultTable()) {
           Key: keys.account(accountId),
           UpdateExpression: expression,
           ConditionExpression: 'attribute_exists(pk)',
-          ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: { ...values, ':now': nowIso() },
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -113,7 +89,7 @@ export function accountsRepo(table: TableRef = defaultTable()) {
       const { Item: guard } = await db.send(new GetCommand({ TableName: tableName, Key: keys.accountEmail(email), ConsistentRead: true }));
       if (!guard) return undefined;
       const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.account(guard.account_id as string), ConsistentRead: true }));
-      return Item ? { ...toAccount(Item), password_hash: Item.password_hash as string } : undefined;
+      return Item ? entityOf<AccountWithSecret>(Item, [], ACCOUNT_DEFAULTS) : undefined;
     },
 
     /** Whether any account exists, read from the accounts index (one item at most). */
@@ -131,12 +107,12 @@ export function accountsRepo(table: TableRef = defaultTable()) {
     },
 
     async setSuspended(accountId: string, suspended: boolean): Promise<Account> {
-      return update(accountId, 'SET suspended = :s, updated_at = :now', {}, { ':s': suspended });
+      return update(accountId, { suspended });
     },
 
     /** Switches extra usage (the wallet pays past a full window, decisions.md); in force on the account's next call. */
     async setExtraUsage(accountId: string, on: boolean): Promise<Account> {
-      return update(accountId, 'SET extra_usage = :on, updated_at = :now', {}, { ':on': on });
+      return update(accountId, { extra_usage: on });
     },
 
     /**
@@ -145,17 +121,10 @@ export function accountsRepo(table: TableRef = defaultTable()) {
      * every request with the account item, so in force on its next call.
      */
     async setLimits(accountId: string, change: LimitOverrides | 'reset'): Promise<Account> {
-      if (change === 'reset') {
-        return update(accountId, `SET updated_at = :now REMOVE ${LIMIT_OVERRIDES.map((name) => `#${name}`).join(', ')}`, namesOf(LIMIT_OVERRIDES), {});
-      }
+      if (change === 'reset') return update(accountId, {}, LIMIT_OVERRIDES);
       const set = LIMIT_OVERRIDES.filter((name) => change[name] !== undefined);
       if (set.length === 0) throw new RangeError('setLimits needs at least one override, or reset');
-      return update(
-        accountId,
-        `SET ${set.map((name) => `#${name} = :${name}`).join(', ')}, updated_at = :now`,
-        namesOf(set),
-        Object.fromEntries(set.map((name) => [`:${name}`, change[name]])),
-      );
+      return update(accountId, Object.fromEntries(set.map((name) => [name, change[name]])));
     },
   };
 }

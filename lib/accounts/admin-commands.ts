@@ -5,7 +5,8 @@ import { hashPassword, newId } from '#platform/crypto.js';
 import { NotFoundError } from '#platform/errors.js';
 import type { TableRef } from '#platform/table/table.js';
 import { isUuid } from '#platform/uuid.js';
-import { type Account, accountsRepo, LIMIT_OVERRIDES } from './accounts-repository.js';
+import { accountsRepo } from './accounts-repository.js';
+import { type Account, LIMIT_OVERRIDES } from './model.js';
 
 /** Operator commands (decisions.md, Accounts). Each returns the JSON object the CLI prints. */
 export class UsageError extends Error {}

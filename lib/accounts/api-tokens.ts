@@ -4,8 +4,8 @@ import { MIN_BALANCE_TO_MINT_MICRO_USD, PLANS } from '#platform/config/plans.js'
 import { sha256Hex } from '#platform/crypto.js';
 import { ForbiddenError, NotFoundError } from '#platform/errors.js';
 import { parse as parseUuid, stringify as stringifyUuid } from '#platform/uuid.js';
-import type { Account } from './accounts-repository.js';
-import type { StoredToken, TokensRepo } from './tokens-repository.js';
+import type { Account, StoredToken } from './model.js';
+import type { TokensRepo } from './tokens-repository.js';
 
 /**
  * Token string: `wfs_` + 22 characters naming the account (its UUID in

@@ -11,7 +11,6 @@ import type { TableRef } from '#platform/table/table.js';
 import { accountsRepo } from './accounts-repository.js';
 
 export { type LimitOverrides, type LimitsInForce, limitsInForce } from '#platform/config/plans.js';
-export type { Account } from './accounts-repository.js';
 export {
   acquireSlot,
   CONCURRENCY_RETRY_AFTER_SECONDS,
@@ -19,6 +18,7 @@ export {
   refusedSlot,
   releaseSlot,
 } from './concurrency.js';
+export type { Account } from './model.js';
 export { type RateLimiter, requestRateLimiter } from './rate-limiter.js';
 
 /**

@@ -1,12 +1,8 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { entityOf } from '#platform/table/items.js';
 import { keys, ttlFromDate } from '#platform/table/keys.js';
 import { defaultTable, nowIso, type TableRef } from '#platform/table/table.js';
-
-export interface Session {
-  account_id: string;
-  created_at: string;
-  expires_at: string;
-}
+import type { Session } from './model.js';
 
 export function sessionsRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;
@@ -26,7 +22,7 @@ export function sessionsRepo(table: TableRef = defaultTable()) {
     async get(sessionHash: string, now = new Date()): Promise<Session | undefined> {
       const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.session(sessionHash), ConsistentRead: true }));
       if (!Item || Date.parse(Item.expires_at as string) <= now.getTime()) return undefined;
-      return { account_id: Item.account_id as string, created_at: Item.created_at as string, expires_at: Item.expires_at as string };
+      return entityOf<Session>(Item);
     },
 
     async delete(sessionHash: string): Promise<void> {

@@ -3,7 +3,8 @@ import { limitsInForce } from '#platform/config/plans.js';
 import { decoyPasswordHash, randomSecret, sha256Hex, verifyPassword } from '#platform/crypto.js';
 import { UnauthorizedError } from '#platform/errors.js';
 import { appendLogKeys } from '#platform/observability/logger.js';
-import type { Account, AccountsRepo } from './accounts-repository.js';
+import type { AccountsRepo } from './accounts-repository.js';
+import type { Account } from './model.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { SessionsRepo } from './sessions-repository.js';
 

@@ -1,19 +1,13 @@
 import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '#platform/errors.js';
+import { entityOf } from '#platform/table/items.js';
 import { keys, ttlFromDate } from '#platform/table/keys.js';
 import { queryPage } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
-import type { Account } from './accounts-repository.js';
 import { accountsRepo } from './accounts-repository.js';
+import type { Account, StoredToken } from './model.js';
 
-export interface StoredToken {
-  id: string;
-  account_id: string;
-  name: string;
-  token_hash: string;
-  created_at: string;
-  expires_at: string;
-}
+const toToken = (item: Record<string, unknown>): StoredToken => entityOf<StoredToken>(item);
 
 const isLive = (item: Record<string, unknown> | undefined, now: Date): boolean => !!item && Date.parse(item.expires_at as string) > now.getTime();
 
@@ -63,7 +57,7 @@ export function tokensRepo(table: TableRef = defaultTable()) {
       const tokenItem = items.find((i) => i.pk === tokenKey.pk && i.sk === tokenKey.sk);
       const accountItem = items.find((i) => i.pk === accountKey.pk && i.sk === accountKey.sk);
       if (!tokenItem || !accountItem || !isLive(tokenItem, now) || tokenItem.account_id !== accountId) return undefined;
-      return { token: tokenItem as unknown as StoredToken, account: accounts.toAccount(accountItem) };
+      return { token: toToken(tokenItem), account: accounts.toAccount(accountItem) };
     },
 
     /**
@@ -84,14 +78,14 @@ export function tokensRepo(table: TableRef = defaultTable()) {
         },
         { limit: options.limit, startKey: options.after ? { pk: prefix.pk, sk: options.after } : undefined },
       );
-      const tokens = page.items as unknown as StoredToken[];
+      const tokens = page.items.map(toToken);
       const hasMore = page.more;
       return { tokens, nextAfter: hasMore ? keys.accountToken(accountId, tokens.at(-1)!.id).sk : undefined };
     },
 
     async getForAccount(accountId: string, tokenId: string, now = new Date()): Promise<StoredToken | undefined> {
       const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.accountToken(accountId, tokenId), ConsistentRead: true }));
-      return isLive(Item, now) ? (Item as unknown as StoredToken) : undefined;
+      return Item && isLive(Item, now) ? toToken(Item) : undefined;
     },
 
     /** Deletes both items; the credential is gone before this returns. */

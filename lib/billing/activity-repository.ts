@@ -2,7 +2,8 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#platform/table/keys.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
 import type { TransactItem } from '#platform/table/transactions.js';
-import { addDays, isDay, utcDay } from './model.js';
+import { addCounts } from '#platform/table/update-expressions.js';
+import { type ActivityCounts, addDays, type DailyActivityEntry, isDay, utcDay } from './model.js';
 
 /**
  * Daily activity (decisions.md, Money: Activity): one counter item per
@@ -11,17 +12,6 @@ import { addDays, isDay, utcDay } from './model.js';
  * created, usage cost recorded), so a redelivered change that loses its own
  * condition never counts twice. A read is one Query of at most `days` items.
  */
-
-export interface ActivityCounts {
-  /** Usage cost of the day, plan and extra funded, in microdollars. */
-  cost_micro_usd?: number;
-  /** Workflow requests created. */
-  requests?: number;
-  /** Node executions settled. */
-  nodes?: number;
-  /** Runs created. */
-  runs?: number;
-}
 
 const ATTRIBUTES: Record<keyof ActivityCounts, string> = {
   cost_micro_usd: 'cost_micro_usd',
@@ -39,36 +29,23 @@ const ATTRIBUTES: Record<keyof ActivityCounts, string> = {
  */
 export function activityUpdate(tableName: string, accountId: string, day: string, counts: ActivityCounts): TransactItem {
   if (!isDay(day)) throw new RangeError(`activity day must be YYYY-MM-DD, not ${day}`);
-  const names: Record<string, string> = { '#date': 'date' };
-  const values: Record<string, unknown> = { ':date': day, ':account': accountId, ':entity': 'activity_day' };
-  const adds: string[] = [];
+  const adds: Record<string, number> = {};
   for (const [name, attribute] of Object.entries(ATTRIBUTES) as Array<[keyof ActivityCounts, string]>) {
     const value = counts[name];
     if (value === undefined || value === 0) continue;
     if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`activity ${name} must be a non-negative integer, not ${value}`);
-    names[`#${name}`] = attribute;
-    values[`:${name}`] = value;
-    adds.push(`#${name} :${name}`);
+    adds[attribute] = value;
   }
-  if (adds.length === 0) throw new RangeError('an activity update counts something');
+  const { update, names, values } = addCounts(adds, { date: day, account_id: accountId, entity: 'activity_day' });
   return {
     Update: {
       TableName: tableName,
       Key: keys.activityDay(accountId, day),
-      UpdateExpression: `SET #date = if_not_exists(#date, :date), account_id = if_not_exists(account_id, :account), entity = if_not_exists(entity, :entity) ADD ${adds.join(', ')}`,
+      UpdateExpression: update,
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     },
   };
-}
-
-export interface DailyActivityEntry {
-  date: string;
-  /** USD. */
-  total_cost: number;
-  request_count: number;
-  node_count: number;
-  run_count: number;
 }
 
 export function activityRepo(table: TableRef = defaultTable()) {

@@ -5,11 +5,11 @@
  */
 import type { TableRef } from '#platform/table/table.js';
 import { nameBasedUuid } from '#platform/uuid.js';
-import { type DebitInput, ledgerRepo, type SendItems, transactionView } from './ledger-repository.js';
+import { ledgerRepo, transactionView } from './ledger-repository.js';
+import type { DebitInput, SendItems } from './model.js';
 
-export { type ActivityCounts, activityUpdate } from './activity-repository.js';
-export { type DebitInput, type DebitResult, ENTRY_ITEM_COUNT, type SendItems } from './ledger-repository.js';
-export type { BillingTransaction, TransactionStatus, TransactionType } from './model.js';
+export { activityUpdate } from './activity-repository.js';
+export type { ActivityCounts, BillingTransaction, DebitInput, DebitResult, SendItems, TransactionStatus, TransactionType } from './model.js';
 export { utcDay } from './model.js';
 
 /**
@@ -32,7 +32,7 @@ export function billing(table?: TableRef) {
     debit: (input: DebitInput) => ledger.debit(input),
     /**
      * The same debit written inside the caller's own transaction: `send`
-     * receives the debit's items (ENTRY_ITEM_COUNT of them) and must send
+     * receives the debit's items and must send
      * them first in its TransactWriteItems, its own items after, and let the
      * error of a cancelled transaction through. A debit item's refusal (a
      * balance or position that moved) calls `send` again with fresh items; a

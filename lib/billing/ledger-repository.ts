@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, UnavailableError } from '#platform/errors.js';
+import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
 import { cancellationReasons, defaultTable, nowIso, type TableRef } from '#platform/table/table.js';
@@ -8,12 +9,20 @@ import { NotRefundableError, RefundExceedsDebitError, TransactionNotFoundError }
 import {
   ALL_COMBOS,
   type BillingTransaction,
+  type BlockCounter,
+  blockOf,
   type Combo,
+  type ComboCounts,
   comboOf,
+  type DayCounter,
+  type DebitInput,
+  type DebitResult,
+  type LedgerEntry,
+  type LedgerHead,
+  type NewEntry,
+  type SendItems,
   searchTextOf,
   splitCombo,
-  type TransactionStatus,
-  type TransactionType,
   utcDay,
 } from './model.js';
 
@@ -28,46 +37,13 @@ import {
  * of the unfiltered list is one range of positions, at any depth.
  */
 
-/** Positions per block counter item. */
-export const BLOCK_SIZE = 100;
 /** Block counters the first Query of a walk reads (about 1 KB), and the most one Query reads as it goes on. */
 const FIRST_BLOCKS_READ = 8;
 const MAX_BLOCKS_READ = 128;
 
-export const blockOf = (seq: number): number => Math.floor((seq - 1) / BLOCK_SIZE);
-
-export type ComboCounts = Partial<Record<Combo, number>>;
-export interface LedgerHead {
-  /** The last position taken; 0 for an empty ledger. */
-  seq: number;
-  /** The newest entry's `created_at`: a later entry never gets an earlier one, so days follow positions. */
-  lastAt?: string;
-  counts: ComboCounts;
-}
-export interface DayCounter {
-  day: string;
-  first_seq: number;
-  last_seq: number;
-  counts: ComboCounts;
-}
-export interface BlockCounter {
-  block: number;
-  counts: ComboCounts;
-}
-
-/** An entry as stored: the transaction plus its position and what the wallet needs. */
-export interface LedgerEntry extends BillingTransaction {
-  seq: number;
-  /** Debits: what was asked, and what the balance could not cover (recorded, never taken). */
-  requested_micro_usd?: number;
-  shortfall_micro_usd?: number;
-  /** Debits: how much of `amount` refunds have given back. */
-  refunded_micro_usd?: number;
-}
-
 /** The order of the items every entry writes; a caller's own items (debitWith) come after them. */
 const ITEM = { account: 0, id: 1, entry: 2, copy: 3, head: 4, day: 5, block: 6 } as const;
-/** How many items an entry writes: a caller that sends a debit in its own transaction puts them first (debit, `send`). */
+/** How many items an entry writes: a caller that sends a debit in its own transaction gets them first (debit, `send`). */
 export const ENTRY_ITEM_COUNT = 7;
 const MAX_ATTEMPTS = 12;
 
@@ -82,46 +58,9 @@ export function transactionView(entry: object): BillingTransaction {
   return view as unknown as BillingTransaction;
 }
 
-const toEntry = (item: Record<string, unknown>): LedgerEntry => {
-  const { pk: _pk, sk: _sk, entity: _e, account_id: _a, search_text: _s, ...entry } = item;
-  return entry as unknown as LedgerEntry;
-};
+const toEntry = (item: Record<string, unknown>): LedgerEntry => entityOf<LedgerEntry>(item, ['account_id', 'search_text']);
 
 const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** attempt) * (0.5 + Math.random())));
-
-export interface NewEntry {
-  id: string;
-  accountId: string;
-  type: TransactionType;
-  status: TransactionStatus;
-  amountMicroUsd: number;
-  description: string | null;
-  metadata: Record<string, unknown> | null;
-  /** Stored with the entry, never shown: see LedgerEntry. */
-  internal?: Pick<LedgerEntry, 'requested_micro_usd' | 'shortfall_micro_usd' | 'refunded_micro_usd'>;
-}
-
-export interface DebitInput {
-  /** Deterministic (transactionIdFor): a retried or redelivered debit finds the first one instead of taking the money twice. */
-  id: string;
-  accountId: string;
-  amountMicroUsd: number;
-  description: string;
-  metadata?: Record<string, unknown>;
-}
-
-export interface DebitResult {
-  transaction: BillingTransaction;
-  /** What was asked; `transaction.amount` is what the balance gave (all of it, part, or, for a failed debit, nothing). */
-  requestedMicroUsd: number;
-  /** What the balance could not cover: > 0 means the wallet ran dry (`out_of_funds`). */
-  shortfallMicroUsd: number;
-  /** True when this id was recorded before (a retry): nothing was taken now. */
-  replayed: boolean;
-}
-
-/** Sends the debit's items, first in the caller's own TransactWriteItems (debitWith). */
-export type SendItems = (items: TransactItem[]) => Promise<void>;
 
 const dayCounterOf = (item: Record<string, unknown>): DayCounter => ({
   day: String(item.day),

@@ -1,7 +1,10 @@
 /**
- * The billing transaction of the specification (Billing transaction) and the
- * names the ledger's counters use. Amounts are integer microdollars.
+ * The billing transaction of the specification (Billing transaction), the
+ * names the ledger's counters use, and the daily activity counts. Amounts
+ * are integer microdollars.
  */
+
+import type { TransactItem } from '#platform/table/transactions.js';
 export const TRANSACTION_TYPES = ['credit', 'debit', 'refund'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 export const TRANSACTION_STATUSES = ['pending', 'completed', 'failed'] as const;
@@ -55,3 +58,92 @@ export function searchTextOf(description: string | null, metadata: Record<string
   const values = Object.values(metadata ?? {}).map((value) => (typeof value === 'string' ? value : JSON.stringify(value)));
   return [description ?? '', ...values].join('\n').toLowerCase();
 }
+
+/** What one change adds to its account's day of activity (activityUpdate). */
+export interface ActivityCounts {
+  /** Usage cost of the day, plan and extra funded, in microdollars. */
+  cost_micro_usd?: number;
+  /** Workflow requests created. */
+  requests?: number;
+  /** Node executions settled. */
+  nodes?: number;
+  /** Runs created. */
+  runs?: number;
+}
+
+/** One day of `GET /v1/activity/daily`. */
+export interface DailyActivityEntry {
+  date: string;
+  /** USD. */
+  total_cost: number;
+  request_count: number;
+  node_count: number;
+  run_count: number;
+}
+
+/** Positions per block counter item. */
+export const BLOCK_SIZE = 100;
+export const blockOf = (seq: number): number => Math.floor((seq - 1) / BLOCK_SIZE);
+
+export type ComboCounts = Partial<Record<Combo, number>>;
+export interface LedgerHead {
+  /** The last position taken; 0 for an empty ledger. */
+  seq: number;
+  /** The newest entry's `created_at`: a later entry never gets an earlier one, so days follow positions. */
+  lastAt?: string;
+  counts: ComboCounts;
+}
+export interface DayCounter {
+  day: string;
+  first_seq: number;
+  last_seq: number;
+  counts: ComboCounts;
+}
+export interface BlockCounter {
+  block: number;
+  counts: ComboCounts;
+}
+
+/** An entry as stored: the transaction plus its position and what the wallet needs. */
+export interface LedgerEntry extends BillingTransaction {
+  seq: number;
+  /** Debits: what was asked, and what the balance could not cover (recorded, never taken). */
+  requested_micro_usd?: number;
+  shortfall_micro_usd?: number;
+  /** Debits: how much of `amount` refunds have given back. */
+  refunded_micro_usd?: number;
+}
+
+export interface NewEntry {
+  id: string;
+  accountId: string;
+  type: TransactionType;
+  status: TransactionStatus;
+  amountMicroUsd: number;
+  description: string | null;
+  metadata: Record<string, unknown> | null;
+  /** Stored with the entry, never shown: see LedgerEntry. */
+  internal?: Pick<LedgerEntry, 'requested_micro_usd' | 'shortfall_micro_usd' | 'refunded_micro_usd'>;
+}
+
+export interface DebitInput {
+  /** Deterministic (transactionIdFor): a retried or redelivered debit finds the first one instead of taking the money twice. */
+  id: string;
+  accountId: string;
+  amountMicroUsd: number;
+  description: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface DebitResult {
+  transaction: BillingTransaction;
+  /** What was asked; `transaction.amount` is what the balance gave (all of it, part, or, for a failed debit, nothing). */
+  requestedMicroUsd: number;
+  /** What the balance could not cover: > 0 means the wallet ran dry (`out_of_funds`). */
+  shortfallMicroUsd: number;
+  /** True when this id was recorded before (a retry): nothing was taken now. */
+  replayed: boolean;
+}
+
+/** Sends the debit's items, first in the caller's own TransactWriteItems (debitWith). */
+export type SendItems = (items: TransactItem[]) => Promise<void>;

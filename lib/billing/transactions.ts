@@ -1,6 +1,17 @@
 import { type FieldError, InvalidParameterError } from '#platform/errors.js';
-import { BLOCK_SIZE, type BlockCounter, type ComboCounts, type LedgerEntry, type LedgerRepo, transactionView } from './ledger-repository.js';
-import { ALL_COMBOS, type BillingTransaction, type Combo, selectedCombos, type TransactionStatus, type TransactionType } from './model.js';
+import { type LedgerRepo, transactionView } from './ledger-repository.js';
+import {
+  ALL_COMBOS,
+  type BillingTransaction,
+  BLOCK_SIZE,
+  type BlockCounter,
+  type Combo,
+  type ComboCounts,
+  type LedgerEntry,
+  selectedCombos,
+  type TransactionStatus,
+  type TransactionType,
+} from './model.js';
 
 /**
  * GET /v1/billing/transactions: a page at an offset, with the count of

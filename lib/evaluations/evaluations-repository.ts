@@ -2,21 +2,24 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type AccountEvent, accountEventPut } from '#events/account-events.js';
 import { UnavailableError } from '#platform/errors.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
+import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
 import { cancellationReasons, defaultTable, type TableRef } from '#platform/table/table.js';
 import { isConflictOnly, type TransactItem, transactWrite } from '#platform/table/transactions.js';
-import { equalityFilter } from '#platform/table/update-expressions.js';
+import { equalityFilter, setFields } from '#platform/table/update-expressions.js';
 import {
   type Attempt,
   type AttemptOutcome,
   EVALUATION_ID,
   type Evaluation,
   type EvaluationCase,
-  type EvaluationFailure,
+  type EvaluationEnd,
   type EvaluationResults,
   type EvaluationStatus,
   type EvaluationWhole,
+  type RecordResult,
+  type RunAttemptRef,
 } from './model.js';
 
 /**
@@ -37,30 +40,6 @@ import {
 /** Collisions with concurrent transactions on the same items in a row before 503 (each is tried again at once, after a short pause). */
 const CONFLICT_ATTEMPTS = 6;
 
-export type RecordResult =
-  | { kind: 'recorded' }
-  /** The slot holds a run already (maybe this one). */
-  | { kind: 'taken'; attempt: Attempt }
-  /** The run is recorded in another slot of this evaluation. */
-  | { kind: 'run_elsewhere' }
-  /** The evaluation is not running (any more). */
-  | { kind: 'not_running' };
-
-/** Where a run is recorded: one evaluation's slot. */
-export interface RunAttemptRef {
-  evaluation_id: string;
-  account_id: string;
-  position: number;
-  attempt_index: number;
-}
-
-export interface EvaluationEnd {
-  status: Exclude<EvaluationStatus, 'running'>;
-  completed_at: string;
-  results?: EvaluationResults;
-  failure?: EvaluationFailure;
-}
-
 /** Results as stored, in the order the API shows their fields (a stored map keeps none). */
 const resultsOf = (stored: EvaluationResults | null | undefined): EvaluationResults | null =>
   stored
@@ -70,42 +49,20 @@ const resultsOf = (stored: EvaluationResults | null | undefined): EvaluationResu
       }
     : null;
 
-const toEvaluation = (item: Record<string, unknown>): Evaluation => ({
-  id: item.id as string,
-  account_id: item.account_id as string,
-  name: item.name as string,
-  status: item.status as EvaluationStatus,
-  harness_id: item.harness_id as string,
-  machine_id: item.machine_id as string,
-  attempts_per_case: Number(item.attempts_per_case),
-  run: item.run === true,
-  case_ids: item.case_ids as string[],
-  recorded_attempts: Number(item.recorded_attempts ?? 0),
-  ended_attempts: Number(item.ended_attempts ?? 0),
-  results: resultsOf(item.results as EvaluationResults | null | undefined),
-  failure: (item.failure as EvaluationFailure | undefined) ?? null,
-  created_at: item.created_at as string,
-  completed_at: (item.completed_at as string | undefined) ?? null,
-});
+const toEvaluation = (item: Record<string, unknown>): Evaluation => {
+  // The defaults are for head items written before the field existed, or without it yet.
+  const stored = entityOf<Evaluation>(item, [], { run: false, recorded_attempts: 0, ended_attempts: 0, failure: null, completed_at: null });
+  return { ...stored, results: resultsOf(stored.results) };
+};
 
-const toCase = (item: Record<string, unknown>): EvaluationCase => ({
-  id: item.case_id as string,
-  position: Number(item.position),
-  input: item.input as EvaluationCase['input'],
-  expected: (item.expected as EvaluationCase['expected'] | undefined) ?? null,
-});
+const toCase = (item: Record<string, unknown>): EvaluationCase => {
+  const { case_id, ...stored } = entityOf<Omit<EvaluationCase, 'id'> & { case_id: string }>(item, ['evaluation_id'], { expected: null });
+  return { id: case_id, ...stored };
+};
 
-const toAttempt = (item: Record<string, unknown>): Attempt => ({
-  case_id: item.case_id as string,
-  position: Number(item.position),
-  attempt_index: Number(item.attempt_index),
-  run_id: item.run_id as string,
-  recorded_at: item.recorded_at as string,
-  run_status: (item.run_status as Attempt['run_status'] | undefined) ?? null,
-  passed: (item.passed as boolean | null | undefined) ?? null,
-  check_error: (item.check_error as string | null | undefined) ?? null,
-  ended_at: (item.ended_at as string | undefined) ?? null,
-});
+/** The outcome's fields exist only once it is known. */
+const toAttempt = (item: Record<string, unknown>): Attempt =>
+  entityOf<Attempt>(item, ['evaluation_id'], { run_status: null, passed: null, check_error: null, ended_at: null });
 
 export function evaluationsRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;
@@ -282,21 +239,16 @@ export function evaluationsRepo(table: TableRef = defaultTable()) {
      * transaction. False when it was recorded already.
      */
     async recordOutcome(evaluationId: string, position: number, attemptIndex: number, runId: string, outcome: AttemptOutcome, at: string): Promise<boolean> {
-      const fields = outcomeFields(outcome, at);
+      const { update, names, values } = setFields(outcomeFields(outcome, at));
       const codes = await transact([
         {
           Update: {
             TableName: tableName,
             Key: keys.evaluationAttempt(evaluationId, position, attemptIndex),
-            UpdateExpression: 'SET run_status = :run_status, passed = :passed, check_error = :check_error, ended_at = :ended_at',
+            UpdateExpression: update,
             ConditionExpression: 'run_id = :run AND attribute_not_exists(ended_at)',
-            ExpressionAttributeValues: {
-              ':run_status': fields.run_status,
-              ':passed': fields.passed,
-              ':check_error': fields.check_error,
-              ':ended_at': fields.ended_at,
-              ':run': runId,
-            },
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...values, ':run': runId },
           },
         },
         {
@@ -322,12 +274,7 @@ export function evaluationsRepo(table: TableRef = defaultTable()) {
           ConsistentRead: true,
         }),
       );
-      return (Items ?? []).map((item) => ({
-        evaluation_id: item.evaluation_id as string,
-        account_id: item.account_id as string,
-        position: Number(item.position),
-        attempt_index: Number(item.attempt_index),
-      }));
+      return (Items ?? []).map((item) => entityOf<RunAttemptRef>(item, ['run_id']));
     },
 
     /**
@@ -336,19 +283,13 @@ export function evaluationsRepo(table: TableRef = defaultTable()) {
      * same transaction. False when it had left `running` already.
      */
     async finish(evaluation: Pick<Evaluation, 'id' | 'account_id'>, end: EvaluationEnd, event?: AccountEvent): Promise<boolean> {
-      const set: Record<string, unknown> = { status: end.status, completed_at: end.completed_at };
-      if (end.results) set.results = end.results;
-      if (end.failure) set.failure = end.failure;
-      const names = Object.fromEntries(Object.keys(set).map((field) => [`#${field}`, field]));
-      const values = Object.fromEntries(Object.entries(set).map(([field, value]) => [`:${field}`, value]));
+      const { update, names, values } = setFields({ status: end.status, completed_at: end.completed_at, results: end.results, failure: end.failure });
       const codes = await transact([
         {
           Update: {
             TableName: tableName,
             Key: keys.evaluation(evaluation.id),
-            UpdateExpression: `SET ${Object.keys(set)
-              .map((field) => `#${field} = :${field}`)
-              .join(', ')}`,
+            UpdateExpression: update,
             ConditionExpression: '#status = :running',
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: { ...values, ':running': 'running' },

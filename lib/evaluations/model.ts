@@ -124,6 +124,32 @@ export interface EvaluationWhole {
   attempts: Attempt[];
 }
 
+/** What recording a run in a slot came to. */
+export type RecordResult =
+  | { kind: 'recorded' }
+  /** The slot holds a run already (maybe this one). */
+  | { kind: 'taken'; attempt: Attempt }
+  /** The run is recorded in another slot of this evaluation. */
+  | { kind: 'run_elsewhere' }
+  /** The evaluation is not running (any more). */
+  | { kind: 'not_running' };
+
+/** Where a run is recorded: one evaluation's slot. */
+export interface RunAttemptRef {
+  evaluation_id: string;
+  account_id: string;
+  position: number;
+  attempt_index: number;
+}
+
+/** How an evaluation leaves `running`. */
+export interface EvaluationEnd {
+  status: Exclude<EvaluationStatus, 'running'>;
+  completed_at: string;
+  results?: EvaluationResults;
+  failure?: EvaluationFailure;
+}
+
 export const attemptCount = (evaluation: Pick<Evaluation, 'case_ids' | 'attempts_per_case'>): number =>
   evaluation.case_ids.length * evaluation.attempts_per_case;
 

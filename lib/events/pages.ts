@@ -110,18 +110,47 @@ export function eventPageItem<D>(log: EventLogRef, first: number, data: readonly
   return { ...log.pageKey(first), entity: log.entity, first_seq: first, last_seq: first + data.length - 1, ...packEvents(events), ttl };
 }
 
+/** How an appender names its events, when it may be asked to append some that an earlier delivery of its work appended already. */
+export interface AppendOptions<D> {
+  /**
+   * The same key for the same event whoever appends it (a state change and
+   * the thing it changed), never for two different ones. With it, a put
+   * refused at the expected seq is read from that seq on, and the events
+   * found there are left out: work redelivered, or events handed on to
+   * the next task and appended by whichever copy gets there first, are
+   * logged once.
+   */
+  identity?: (data: D) => string;
+}
+
+/** The identities of the events logged from seq `from` on (all pages). */
+async function loggedFrom<D>(log: EventLogRef, from: number, identity: (data: D) => string): Promise<Set<string>> {
+  const seen = new Set<string>();
+  let after = from - 1;
+  for (;;) {
+    const page = await eventsAfter<D>(log, after, 25, true);
+    for (const event of page.events) seen.add(identity(event.data));
+    if (page.complete || page.pageEnd === undefined) return seen;
+    after = page.pageEnd;
+  }
+}
+
 /**
  * Appends events in order and returns them with their seqs. `nextSeq` is
  * where the caller expects the log to continue; a wrong guess costs one
- * refused put and a read. Events of one call stay in order but may be split
- * around another writer's page.
+ * refused put and a read (with `identity`, one more: the events logged
+ * from there on, so none is logged twice). Events of one call stay in
+ * order but may be split around another writer's page.
  */
-export async function appendEvents<D>(log: EventLogRef, data: readonly D[], nextSeq?: number): Promise<LoggedEvent<D>[]> {
+export async function appendEvents<D>(log: EventLogRef, data: readonly D[], nextSeq?: number, options: AppendOptions<D> = {}): Promise<LoggedEvent<D>[]> {
   const written: LoggedEvent<D>[] = [];
   const now = new Date();
   const ttl = ttlFromDate(new Date(now.getTime() + log.retentionSeconds * 1000));
   let next = nextSeq;
-  for (const page of paginate(data)) {
+  let left: readonly D[] = data;
+  let deduplicated = options.identity === undefined || nextSeq === undefined;
+  pages: while (left.length > 0) {
+    const page = paginate(left)[0]!;
     for (let attempt = 1; ; attempt++) {
       const first = next ?? (await lastEventSeq(log)) + 1;
       const events = page.map((d, i): LoggedEvent<D> => ({ seq: first + i, created_at: now.toISOString(), data: d }));
@@ -135,10 +164,19 @@ export async function appendEvents<D>(log: EventLogRef, data: readonly D[], next
         );
         written.push(...events);
         next = first + events.length;
+        left = left.slice(page.length);
         break;
       } catch (error) {
         if (!isConditionFailure(error) || attempt >= MAX_ATTEMPTS) throw error;
         next = undefined;
+        if (!deduplicated) {
+          // Everything an earlier delivery appended of these events lies from the expected seq on.
+          deduplicated = true;
+          const identity = options.identity!;
+          const seen = await loggedFrom(log, first, identity);
+          left = left.filter((d) => !seen.has(identity(d)));
+          continue pages;
+        }
       }
     }
   }

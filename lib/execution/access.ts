@@ -1,6 +1,6 @@
 import { NotFoundError } from '#platform/errors.js';
 import { isUuid } from '#platform/uuid.js';
-import type { WorkflowRequest } from './workflow-requests-repository.js';
+import type { WorkflowRequest } from './model.js';
 
 /** The caller's request, or the same 404 for a malformed, unknown or foreign id. */
 export async function ownedRequest<R extends WorkflowRequest>(

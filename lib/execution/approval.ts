@@ -4,10 +4,11 @@ import { METRIC } from '#platform/observability/metric-names.js';
 import { countMetric } from '#platform/observability/metrics.js';
 import type { WorkflowNode } from '#workflows/index.js';
 import { type EventBuffer, emitNode, emitRequest } from './emit.js';
-import type { NodeExecution, WorkflowRequest, WorkflowRequestsRepo } from './workflow-requests-repository.js';
+import type { NodeExecution, WorkflowRequest } from './model.js';
+import type { WorkflowRequests } from './workflow-requests.js';
 
 interface ApprovalDeps {
-  requests: WorkflowRequestsRepo;
+  requests: WorkflowRequests;
   interactions: InteractionsService;
   events?: EventBuffer;
 }

@@ -4,9 +4,10 @@ import { METRIC } from '#platform/observability/metric-names.js';
 import { countMetric } from '#platform/observability/metrics.js';
 import type { WorkflowNode } from '#workflows/index.js';
 import { type EventBuffer, emitNode } from './emit.js';
+import { isTerminalRequest, type NodeExecution, type WorkflowRequest } from './model.js';
 import type { EnqueueNodeTasks } from './node-queue.js';
 import { type StartDeps, startRequest } from './start.js';
-import { isTerminalRequest, type NodeExecution, type WorkflowRequest, type WorkflowRequestsRepo } from './workflow-requests-repository.js';
+import type { WorkflowRequests } from './workflow-requests.js';
 
 /** Nested `workflow` nodes beyond this depth fail instead of recursing forever. */
 export const MAX_CHILD_DEPTH = 10;
@@ -18,7 +19,7 @@ export const childRequestIdFor = (nodeExecutionId: string): string => {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-b${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 };
 
-type ChildDeps = StartDeps & { requests: WorkflowRequestsRepo; enqueue: EnqueueNodeTasks };
+type ChildDeps = StartDeps & { requests: WorkflowRequests; enqueue: EnqueueNodeTasks };
 
 /**
  * A `workflow` node starts its child request (once: the child id is derived
@@ -76,7 +77,7 @@ export function childPayload(input: Record<string, unknown>, node: Pick<NodeExec
  * the child still runs or when another delivery settled the node.
  */
 export async function resumeChild(
-  deps: { requests: WorkflowRequestsRepo; versions: StartDeps['versions']; events?: EventBuffer },
+  deps: { requests: WorkflowRequests; versions: StartDeps['versions']; events?: EventBuffer },
   request: WorkflowRequest,
   node: NodeExecution,
 ): Promise<NodeExecution | undefined> {

@@ -1,6 +1,7 @@
 import { EventBuffer } from './emit.js';
 import type { EngineDeps, Invocation } from './invocation.js';
 import { LATE_FLUSH_MS } from './late-flush.js';
+import type { RequestEvent } from './model.js';
 import type { NodeTask } from './node-queue.js';
 import { flushDeferredMarks } from './propagate.js';
 import { markRequestStarted, runNode } from './run-node.js';
@@ -18,7 +19,11 @@ export type { EngineDeps, Invocation } from './invocation.js';
 export async function processNodeTask(task: NodeTask, deps: EngineDeps, deadline: () => number): Promise<void> {
   const invocation: Invocation = {
     ...deps,
-    events: new EventBuffer(task.seq !== undefined ? [[task.request_id, task.seq]] : []),
+    // The events the sender handed on come first in the log, from where it said the log continued.
+    events: new EventBuffer(
+      task.seq !== undefined ? [[task.request_id, task.seq]] : [],
+      task.events && { requestId: task.request_id, since: task.events.since, data: task.events.data as Array<RequestEvent['data']> },
+    ),
     settled: new Map(),
     deferredMarks: new Map(),
     starts: new Map(),

@@ -5,15 +5,15 @@ import { countMetric } from '#platform/observability/metrics.js';
 import { nameBasedUuid } from '#platform/uuid.js';
 import type { WebhookNotices } from '#webhooks/index.js';
 import { interactionIdFor } from './approval.js';
-import { EventBuffer, emitNode, emitRequest } from './emit.js';
-import { type FailureInfo, isTerminalNode, NODE_OPEN, type NodeExecution, REQUEST_OPEN, type WorkflowRequest } from './model.js';
+import { EventBuffer, emitNode, emitRequest, eventIdentity } from './emit.js';
+import { type FailureInfo, isTerminalNode, NODE_OPEN, type NodeExecution, REQUEST_OPEN, type RequestEvent, type WorkflowRequest } from './model.js';
 import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
 import { reducedRequestView, requestView } from './views.js';
 import { wakeParent } from './wake.js';
-import type { WorkflowRequestsRepo } from './workflow-requests-repository.js';
+import type { WorkflowRequests } from './workflow-requests.js';
 
 export interface FinishDeps {
-  requests: WorkflowRequestsRepo;
+  requests: WorkflowRequests;
   /** Cancels the question of a node stopped while waiting; null only where no node can be waiting (a request that never ran). */
   interactions: InteractionsService | null;
   /** Wakes the parent request's `workflow` node when a child request ends. */
@@ -87,7 +87,7 @@ async function finishRequestBuffered(
     event = (await deps.webhooks.listening(ended.account_id, type)) ? { id, type, data: (reduced ? reducedRequestView : requestView)(ended) } : undefined;
     return event;
   };
-  const finished = await deps.requests.endRequest(
+  return deps.requests.endRequest(
     requestId,
     REQUEST_OPEN,
     {
@@ -96,18 +96,19 @@ async function finishRequestBuffered(
       ...(started ? { started_at: started.at } : {}),
       ...(error ? { error } : {}),
     },
-    fees,
-    eventOf,
+    {
+      ...(fees === undefined ? {} : { knownFees: fees }),
+      eventOf,
+      // The terminal request event goes last: listeners close on it.
+      afterCommit: async (finished) => {
+        countMetric(METRIC.workflowRequestsEnded, { status: finished.status });
+        // Its created_at is the end's time, so the same notice can be sent again by whoever finds the request ended.
+        if (event && finished.completed_at) await deps.webhooks.announce(finished.account_id, { ...endEvent(finished), created_at: finished.completed_at });
+        await emitRequest(deps, finished);
+        await wakeParent({ enqueue: deps.enqueue }, finished);
+      },
+    },
   );
-  // The terminal request event goes last: listeners close on it.
-  if (finished) {
-    countMetric(METRIC.workflowRequestsEnded, { status: finished.status });
-    // Its created_at is the end's time, so the same notice can be sent again by whoever finds the request ended.
-    if (event && finished.completed_at) await deps.webhooks.announce(finished.account_id, { ...endEvent(finished), created_at: finished.completed_at });
-    await emitRequest(deps, finished);
-    await wakeParent({ enqueue: deps.enqueue }, finished);
-  }
-  return finished;
 }
 
 /**
@@ -132,6 +133,10 @@ const endEvent = (request: Pick<WorkflowRequest, 'id' | 'status'>) => ({
 
 /** A node task that exhausted its deliveries: the node and its request fail instead of hanging. */
 export async function failDeadLetteredTask(task: NodeTask, deps: FinishDeps): Promise<void> {
+  // The request's events handed on with the task (emit.ts, handOver) had no other way to the log: logged first, once.
+  if (task.events && task.events.data.length > 0) {
+    await deps.requests.appendEvents(task.request_id, task.events.data as Array<RequestEvent['data']>, task.seq, { identity: eventIdentity });
+  }
   // Listed, not read by key: a node whose ready task never got as far as its claim has no item yet.
   const node = (await deps.requests.listNodes(task.request_id)).find((n) => n.node_id === task.node_id);
   if (!node || isTerminalNode(node.status)) return;

@@ -9,7 +9,7 @@ import { webhookNotices } from '#webhooks/index.js';
 import { chatLookup, workflowVersions } from '#workflows/index.js';
 import { enqueueNodeTasks } from './node-queue.js';
 import { checkStartable, type StartDeps, type StartInput, startRequest } from './start.js';
-import { workflowRequestsRepo } from './workflow-requests-repository.js';
+import { workflowRequests } from './workflow-requests.js';
 
 export type { StartInput } from './start.js';
 
@@ -26,7 +26,7 @@ export interface RequestStarter {
 
 export function requestStarter(table?: TableRef): RequestStarter {
   const deps: StartDeps = {
-    requests: workflowRequestsRepo(table),
+    requests: workflowRequests(table),
     versions: workflowVersions(table),
     chats: chatLookup(table),
     enqueue: enqueueNodeTasks,

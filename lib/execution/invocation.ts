@@ -3,14 +3,15 @@ import type { UsageMeter } from '#usage/index.js';
 import type { WebhookNotices } from '#webhooks/index.js';
 import type { EventBuffer } from './emit.js';
 import type { Graph } from './graph.js';
+import type { NodeExecution, WorkflowRequest } from './model.js';
 import type { EnqueueNodeTasks } from './node-queue.js';
 import type { WorkerRuntime } from './node-runner.js';
 import type { StartDeps } from './start.js';
-import type { NodeExecution, WorkflowRequest, WorkflowRequestsRepo } from './workflow-requests-repository.js';
+import type { WorkflowRequests } from './workflow-requests.js';
 
 /** What the engine runs on, the same for every task a worker processes. Every member is required. */
 export interface EngineDeps extends StartDeps {
-  requests: WorkflowRequestsRepo;
+  requests: WorkflowRequests;
   enqueue: EnqueueNodeTasks;
   interactions: InteractionsService;
   /** The node types this worker runs and whether it evaluates JSONata (lib/execution/node-runner.ts). */

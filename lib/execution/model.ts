@@ -108,3 +108,21 @@ export function outcomeOf(nodes: Iterable<Pick<NodeExecution, 'node_id' | 'statu
   if (failed) return { state: 'failed', error: failed, fees };
   return { state: stopped ? 'stopped' : 'completed', fees };
 }
+
+/** A node's settle: its terminal status and fields, on condition of the statuses (and attempt) it must still have; `create` writes it whole when it has no item yet. */
+export interface NodeSettle {
+  requestId: string;
+  nodeId: string;
+  from: readonly NodeStatus[];
+  set: Partial<NodeExecution> & { status: (typeof NODE_TERMINAL)[number] };
+  attempt?: number | undefined;
+  create?: NodeExecution | undefined;
+}
+
+/** What a node execution used, recorded by its settle (lib/platform/config/prices.ts prices it). */
+export interface NodeCost {
+  accountId: string;
+  costMicroUsd: number;
+  inputTokens: number;
+  outputTokens: number;
+}

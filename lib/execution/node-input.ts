@@ -1,6 +1,6 @@
 import type { Graph } from './graph.js';
 import type { Invocation } from './invocation.js';
-import type { NodeExecution, WorkflowRequest } from './workflow-requests-repository.js';
+import type { NodeExecution, WorkflowRequest } from './model.js';
 
 /** A child's input from its parents: each completed parent's output under its node id (skipped ones are left out). */
 function fromParents(parents: readonly string[], lookup: (parentId: string) => NodeExecution | undefined): Record<string, unknown> {

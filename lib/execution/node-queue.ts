@@ -1,18 +1,9 @@
 import { sendAllToQueue } from '#platform/aws/send-to-queue.js';
+import type { NodeTask } from './queue-messages.js';
 import { queueFor } from './queues.js';
 
-export interface NodeTask {
-  request_id: string;
-  node_id: string;
-  /** Routes the task: `agent` nodes go to the agent queue, everything else to node-tasks. */
-  node_type?: string;
-  /** Sent by the parent that found the node ready: it may be claimed straight from `blocked` (propagate.ts). */
-  ready?: true;
-  /** Where the request's event log continued when the task was sent, so its first flush needs no read (emit.ts). */
-  seq?: number;
-  /** The node's input, when the invocation that sent the task settled all its parents and it is small (node-input.ts). */
-  input?: Record<string, unknown>;
-}
+/** A node task (its schema, for the workers, is in queue-messages.ts). */
+export type { NodeTask } from './queue-messages.js';
 
 export type EnqueueNodeTasks = (tasks: NodeTask[], delaySeconds?: number) => Promise<void>;
 

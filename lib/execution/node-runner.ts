@@ -1,5 +1,5 @@
 import type { NodeType, WorkflowNode } from '#workflows/index.js';
-import type { NodeExecution, WorkflowRequest } from './workflow-requests-repository.js';
+import type { NodeExecution, WorkflowRequest } from './model.js';
 
 export interface NodeRunContext {
   node: WorkflowNode;

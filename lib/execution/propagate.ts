@@ -4,11 +4,12 @@ import { emitNode } from './emit.js';
 import { finishRequest } from './finish.js';
 import type { Graph } from './graph.js';
 import type { DeferredMarks, Invocation } from './invocation.js';
+import { LATE_FLUSH_MS } from './late-flush.js';
+import type { NodeExecution, WorkflowRequest } from './model.js';
 import { knownInput } from './node-input.js';
 import type { NodeTask } from './node-queue.js';
 import { unwrittenNode } from './node-skeleton.js';
 import { INLINE_MARGIN_MS, isPure, runsHere } from './placement.js';
-import type { NodeExecution, WorkflowRequest } from './workflow-requests-repository.js';
 
 /**
  * What follows a node reaching a terminal state; safe to run again for the
@@ -89,11 +90,28 @@ async function dispatchChild(deps: Invocation, request: WorkflowRequest, graph: 
 
 async function runDispatched(deps: Invocation, request: WorkflowRequest, next: Dispatch): Promise<void> {
   if (next.queued.length > 0) {
-    // The events go out before the tasks, so a lone task can be told where
-    // the log continues and its first flush needs no read (emit.ts).
+    // A lone task that is all the request goes on with here takes the request's events along, to be
+    // logged with its own (emit.ts, EventBuffer: handOver): a queued chain writes one page for
+    // several nodes. Otherwise the events go out before the tasks, so a lone task can be told where
+    // the log continues and its first flush needs no read.
+    const handed = onlyContinuation(deps, request, next) ? deps.events.handOver(request.id, HAND_OVER_LIMITS) : undefined;
     await deps.events.flush(deps.requests);
-    const seq = next.queued.length === 1 ? deps.events.nextSeq(request.id) : undefined;
-    await deps.enqueue(seq === undefined ? next.queued : next.queued.map((task) => ({ ...task, seq })));
+    const seq = handed?.seq ?? (next.queued.length === 1 ? deps.events.nextSeq(request.id) : undefined);
+    const known = carriedRequest(deps, request);
+    try {
+      await deps.enqueue(
+        next.queued.map((task) => ({
+          ...task,
+          ...(seq === undefined ? {} : { seq }),
+          ...(handed ? { events: handed.events } : {}),
+          ...(known ? { request: known } : {}),
+        })),
+      );
+    } catch (error) {
+      // Not sent: the events stay this invocation's to log (its end flushes them), and its message comes back.
+      if (handed) deps.events.takeBack(request.id, handed);
+      throw error;
+    }
   }
   for (const child of next.inline) await deps.runInline(request, child);
   if (next.queued.length === 0 && next.inline.length === 0 && !next.openChild) {
@@ -101,6 +119,41 @@ async function runDispatched(deps: Invocation, request: WorkflowRequest, next: D
     if (outcome.state !== 'open') await finishRequest(deps, request.id, outcome.state, outcome.state === 'failed' ? outcome.error : null, outcome.fees);
   }
 }
+
+/**
+ * How long and how much of a request's events may travel with its next task:
+ * no longer than a running node keeps them (late-flush.ts), and little
+ * enough that a task with its input (CARRIED_INPUT_BYTES) and its request
+ * (CARRIED_REQUEST_BYTES) stays one 64 KB SQS request.
+ */
+const HAND_OVER_LIMITS = { maxAgeMs: LATE_FLUSH_MS, maxBytes: 8 * 1024 };
+
+/** What a task may carry of its request, in bytes of JSON: with its input and events, one 64 KB SQS request still. */
+const CARRIED_REQUEST_BYTES = 4 * 1024;
+
+/**
+ * The request for its tasks to carry (run-node.ts reads it no more), unless
+ * it is larger than CARRIED_REQUEST_BYTES. One whose start this invocation
+ * writes at its end (executor.ts) goes as started: the task does not move
+ * it again.
+ */
+function carriedRequest(deps: Invocation, request: WorkflowRequest): Record<string, unknown> | undefined {
+  if (Buffer.byteLength(JSON.stringify(request)) > CARRIED_REQUEST_BYTES) return undefined;
+  return deps.starts.has(request.id) ? { ...request, status: 'in_progress' } : { ...request };
+}
+
+/**
+ * The one task queued is all this invocation does further for the request:
+ * nothing runs inline after it, no fan-in mark of the request waits, and
+ * its start is not left to the invocation's end; so no event of the request
+ * is logged here after the events the task takes along.
+ */
+const onlyContinuation = (deps: Invocation, request: WorkflowRequest, next: Dispatch): boolean =>
+  !flushingMarks.has(deps) &&
+  next.queued.length === 1 &&
+  next.inline.length === 0 &&
+  !deps.starts.has(request.id) &&
+  ![...deps.deferredMarks.values()].some((mark) => mark.request.id === request.id);
 
 function deferMark(marks: DeferredMarks, request: WorkflowRequest, graph: Graph, childId: string, parentId: string, activated: boolean): void {
   const key = `${request.id}/${childId}`;
@@ -118,6 +171,19 @@ function deferMark(marks: DeferredMarks, request: WorkflowRequest, graph: Graph,
  */
 export async function flushDeferredMarks(deps: Invocation): Promise<void> {
   const marks = deps.deferredMarks;
+  // A batch may hold several children of one request: none of them is its only continuation.
+  flushingMarks.add(deps);
+  try {
+    await flushMarks(deps, marks);
+  } finally {
+    flushingMarks.delete(deps);
+  }
+}
+
+/** Invocations writing their fan-in marks (flushDeferredMarks): they hand no events on. */
+const flushingMarks = new WeakSet<Invocation>();
+
+async function flushMarks(deps: Invocation, marks: DeferredMarks): Promise<void> {
   while (marks.size > 0) {
     const batch = [...marks.values()];
     marks.clear();

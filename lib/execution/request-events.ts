@@ -1,9 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { eventsAfter, lastEventSeq } from '#events/pages.js';
+import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
+import type { NodeExecution, RequestEvent, WorkflowRequest } from './model.js';
 import { requestEventLog } from './request-log.js';
-import { type NodeExecution, type RequestEvent, type WorkflowRequest, workflowRequestsRepo } from './workflow-requests-repository.js';
+import { workflowRequestsRepo } from './workflow-requests-repository.js';
 
 /**
  * The reads of a live stream (lib/execution/request-stream.ts, the source
@@ -18,11 +20,6 @@ export interface ReadMeter {
 
 /** A request with its event log watermark: the highest `seq` allocated so far (0 before any event). */
 export type WatermarkedRequest = WorkflowRequest & { event_seq: number };
-
-const strip = (item: Record<string, unknown>): Record<string, unknown> => {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...rest } = item;
-  return rest;
-};
 
 export function requestEventsReader(table: TableRef = defaultTable(), meter?: ReadMeter) {
   const { db, tableName } = table;
@@ -43,8 +40,7 @@ export function requestEventsReader(table: TableRef = defaultTable(), meter?: Re
       );
       meter?.record('get', ConsumedCapacity?.CapacityUnits ?? 0);
       if (!Item) return undefined;
-      const request = strip(Item) as unknown as WatermarkedRequest;
-      return { ...request, event_seq: watermark };
+      return { ...entityOf<WorkflowRequest>(Item), event_seq: watermark };
     },
 
     /** Every node execution of the request (the snapshot): strongly consistent Query pages of `NODE#`. */

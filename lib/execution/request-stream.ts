@@ -7,6 +7,7 @@ import type { HttpResult } from '#platform/http/types.js';
 import { logger } from '#platform/observability/logger.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
 import { ownedRequest } from './access.js';
+import { isTerminalRequest } from './model.js';
 import { type RequestEventsReader, requestEventsReader, type WatermarkedRequest } from './request-events.js';
 import { EVENT_RETENTION_SECONDS } from './request-log.js';
 import {
@@ -20,7 +21,6 @@ import {
   snapshotPayloads,
   snapshotSettled,
 } from './stream.js';
-import { isTerminalRequest } from './workflow-requests-repository.js';
 
 /** A workflow request read with its event log watermark, as the follow loop sees it. */
 export type RequestHead = { request: WatermarkedRequest; watermark: number; terminal: boolean };

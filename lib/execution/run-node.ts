@@ -1,4 +1,4 @@
-import { nodeCostMicroUsd } from '#platform/config/prices.js';
+import { NODE_EXECUTION_FEE_MICRO_USD, nodeCostMicroUsd } from '#platform/config/prices.js';
 import { Failure } from '#platform/failure.js';
 import { jsonDepth } from '#platform/json-depth.js';
 import { METRIC } from '#platform/observability/metric-names.js';
@@ -11,6 +11,7 @@ import { announceEnded, settleAs } from './finish.js';
 import { type Graph, graphOf } from './graph.js';
 import type { EngineDeps, Invocation } from './invocation.js';
 import { flushWhenLate } from './late-flush.js';
+import { type FailureInfo, isTerminalNode, isTerminalRequest, type NodeCost, type NodeExecution, type WorkflowRequest } from './model.js';
 import { NodeFailure } from './node-failure.js';
 import { nodeInput } from './node-input.js';
 import type { NodeTask } from './node-queue.js';
@@ -20,14 +21,6 @@ import { isPure, runsHere } from './placement.js';
 import { afterSettled } from './propagate.js';
 import { retryDelayMs, shouldRetry } from './retry.js';
 import { RetryLater } from './retry-later.js';
-import {
-  type FailureInfo,
-  isTerminalNode,
-  isTerminalRequest,
-  type NodeCost,
-  type NodeExecution,
-  type WorkflowRequest,
-} from './workflow-requests-repository.js';
 
 /**
  * Running one node: claim it (or, for a pure node, compute and settle it in
@@ -82,13 +75,27 @@ export function nodeCost(request: WorkflowRequest, output: unknown): NodeCost {
 }
 
 /**
- * Checked before each node execution against the usage recorded so far: a
- * full window nothing funds, or extra usage that ran the wallet dry (the
+ * Checked before each node execution against all the usage so far: a full
+ * window nothing funds, or extra usage that ran the wallet dry (the
  * request's own unpaid extra counted), fails the node for good; what ran
- * before stays.
+ * before stays (the unpaid extra as the request stands: a copy that came
+ * with the task is read again when it decides). A node's flat fee counts
+ * from the moment the node settles, though it reaches the windows only with
+ * the request's end (settleNode's `unrecorded_micro_usd`): the request's
+ * fees so far are pending usage, at most one fee for each of its other
+ * nodes, summed from its node items only when that bound would not leave
+ * room (lib/usage, check).
  */
-async function unfunded(deps: Invocation, request: WorkflowRequest): Promise<NodeFailure | undefined> {
-  const failure = await deps.usage.check(request.account_id, request.extra_micro_usd ?? 0);
+async function unfunded(deps: Invocation, request: WorkflowRequest, graph: Graph): Promise<NodeFailure | undefined> {
+  const failure = await deps.usage.check(request.account_id, {
+    unpaidExtraMicroUsd: request.extra_micro_usd ?? 0,
+    // A copy handed on with the task may be behind on it: read where the wallet decides.
+    ...(copies.has(request) ? { unpaidExtraNow: async () => (await deps.requests.get(request.id))?.extra_micro_usd ?? 0 } : {}),
+    pending: {
+      atMost: (graph.nodes.size - 1) * NODE_EXECUTION_FEE_MICRO_USD,
+      exact: () => deps.requests.unrecordedFees(request.id),
+    },
+  });
   return failure && new NodeFailure(failure.code, failure.message, false);
 }
 
@@ -123,11 +130,23 @@ export async function markRequestStarted(deps: Invocation, request: WorkflowRequ
  */
 export async function runNode(task: NodeTask, deps: Invocation, known?: { request: WorkflowRequest; node: NodeExecution }): Promise<void> {
   const inline = known !== undefined;
-  const request = known?.request ?? (await deps.requests.get(task.request_id));
+  // The task's copy of its request is enough for a claim; a claim refused reads it (its status decides then).
+  const copy = known ? undefined : requestCopy(task);
+  let request = known?.request ?? copy ?? (await deps.requests.get(task.request_id));
   if (!request) return;
   const graph = await loadGraph(deps, request);
   if (!graph.nodes.has(task.node_id)) return;
-  const node = known?.node ?? (await deps.requests.getNode(task.request_id, task.node_id)) ?? unwrittenNode(request, graph, task.node_id);
+  let node = known?.node;
+  if (!node) {
+    const told = await claimAsTold(deps, task, request, graph);
+    if (told.claimed) {
+      await runClaimed(deps, request, graph, told.claimed, told);
+      return;
+    }
+    if (copy) request = await deps.requests.get(task.request_id);
+    if (!request) return;
+    node = told.current ?? unwrittenNode(request, graph, task.node_id);
+  }
 
   if (isTerminalRequest(request.status)) {
     // Nodes the end stopped are not its own: their tasks were queued before it.
@@ -169,14 +188,95 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
   if (!definition) throw new Error(`node ${node.node_id} is not in version ${request.workflow_version_id}`);
   const input = task.input ?? (await nodeInput(deps, request, graph, node.node_id));
   const timeoutMs = nodeTimeoutMs(definition, deps.deadline());
-  const claimed = await deps.requests.transitionNode(
-    request.id,
-    node.node_id,
-    ['pending', 'blocked', 'in_progress'],
-    { status: 'in_progress', started_at: new Date(now).toISOString(), input_data: input, lease_expires_at: now + timeoutMs + 10_000, error: null },
-    { incrementAttempt: true, leaseExpiredBefore: now, ...(node.unwritten ? { create: node } : {}) },
-  );
+  const claimed = await deps.requests.transitionNode(request.id, node.node_id, ['pending', 'blocked', 'in_progress'], claimSet(now, input, timeoutMs), {
+    incrementAttempt: true,
+    leaseExpiredBefore: now,
+    ...(node.unwritten ? { create: node } : {}),
+  });
   if (!claimed) throw new RetryLater(`node ${node.node_id} was claimed by another delivery`);
+  await runClaimed(deps, request, graph, claimed, { input, timeoutMs, now });
+}
+
+/** Requests known from a task's copy (and the nodes run inline after it): their unpaid extra may be behind. */
+const copies = new WeakSet<WorkflowRequest>();
+
+/** The request a task carries (propagate.ts, runDispatched), when it is the task's. */
+function requestCopy(task: NodeTask): WorkflowRequest | undefined {
+  const copy = task.request;
+  if (!copy || copy.id !== task.request_id || typeof copy.account_id !== 'string' || typeof copy.workflow_version_id !== 'string') return undefined;
+  const request = copy as unknown as WorkflowRequest;
+  copies.add(request);
+  return request;
+}
+
+/** What a claim sets: the node in progress under a lease that outlasts its timeout. */
+const claimSet = (now: number, input: Record<string, unknown>, timeoutMs: number) => ({
+  status: 'in_progress' as const,
+  started_at: new Date(now).toISOString(),
+  input_data: input,
+  lease_expires_at: now + timeoutMs + 10_000,
+  error: null,
+});
+
+/**
+ * The status a queued task says its node is in, when that is enough to
+ * claim it unread: `blocked` for a task marked ready (the parent that found
+ * it ready sent it, propagate.ts; its item may not exist yet), `pending` for
+ * a task that names its node type (an entry node's first task, a retry, a
+ * replay of a pending child). A task that resumes a waiting or a `workflow`
+ * node names no type, and its node is read.
+ */
+const toldStatus = (task: NodeTask): 'blocked' | 'pending' | undefined => (task.ready ? 'blocked' : task.node_type !== undefined ? 'pending' : undefined);
+
+/**
+ * A queued task's node claimed from the status the task says it is in,
+ * without reading it first: the claim's conditional write is the check. A
+ * claim refused (a redelivered or duplicate task, a node another delivery
+ * holds or the request's end stopped) brings the node as it stands back
+ * with the refusal, for runNode to go on from as if it had read it. Pure
+ * nodes, types another worker runs, ended requests and tasks that tell
+ * nothing are read as before.
+ */
+async function claimAsTold(
+  deps: Invocation,
+  task: NodeTask,
+  request: WorkflowRequest,
+  graph: Graph,
+): Promise<({ claimed: NodeExecution } & ClaimContext) | { claimed: undefined; current: NodeExecution | undefined }> {
+  const told = toldStatus(task);
+  const definition = graph.nodes.get(task.node_id);
+  const pure: boolean = isPure(definition);
+  if (told === undefined || !definition || pure || !runsHere(deps, definition.type) || isTerminalRequest(request.status)) {
+    return { claimed: undefined, current: await deps.requests.getNode(task.request_id, task.node_id) };
+  }
+  const now = Date.now();
+  const input = task.input ?? (await nodeInput(deps, request, graph, task.node_id));
+  const timeoutMs = nodeTimeoutMs(definition, deps.deadline());
+  const result = await deps.requests.claimNode(request.id, task.node_id, [told], claimSet(now, input, timeoutMs), {
+    incrementAttempt: true,
+    leaseExpiredBefore: now,
+    ...(told === 'blocked' ? { create: unwrittenNode(request, graph, task.node_id) } : {}),
+  });
+  return result.claimed ? { claimed: result.claimed, input, timeoutMs, now } : result;
+}
+
+interface ClaimContext {
+  input: Record<string, unknown>;
+  timeoutMs: number;
+  /** When it was claimed (epoch ms). */
+  now: number;
+}
+
+/** A claimed node run under its timeout and settled, or handed to what runs its type (an approval, a child request). */
+async function runClaimed(
+  deps: Invocation,
+  request: WorkflowRequest,
+  graph: Graph,
+  claimed: NodeExecution,
+  { input, timeoutMs, now }: ClaimContext,
+): Promise<void> {
+  const definition = graph.nodes.get(claimed.node_id);
+  if (!definition) throw new Error(`node ${claimed.node_id} is not in version ${request.workflow_version_id}`);
   await emitNode(deps, claimed);
   await markRequestStarted(deps, request, new Date(now).toISOString());
 
@@ -189,7 +289,7 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
     if (failure) await handleFailure(deps, request, graph, definition, claimed, new NodeFailure(failure.code, failure.message, false));
     return;
   }
-  const refused = await unfunded(deps, request);
+  const refused = await unfunded(deps, request, graph);
   if (refused) {
     await handleFailure(deps, request, graph, definition, claimed, refused, false);
     return;
@@ -212,7 +312,7 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
   const completedAt = new Date().toISOString();
   const settled = await deps.requests.settleNode(
     request.id,
-    node.node_id,
+    claimed.node_id,
     ['in_progress'],
     { status: 'completed', output_data: output, completed_at: completedAt },
     claimed.attempt_count,
@@ -248,7 +348,7 @@ async function runPure(
   const attempt = node.attempt_count + 1;
   let set: Partial<NodeExecution> & { status: 'completed' | 'failed' };
   let output: unknown;
-  const refused = await unfunded(deps, request);
+  const refused = await unfunded(deps, request, graph);
   try {
     if (refused) throw refused;
     output = await runWithTimeout(deps.runtime, definition, input, timeoutMs, request, { ...node, input_data: input, attempt_count: attempt });

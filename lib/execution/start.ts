@@ -7,12 +7,13 @@ import type { WorkflowDefinition } from '#workflows/index.js';
 import { isExecutable, NODE_PRECHECKS } from './capabilities.js';
 import { finishRequest } from './finish.js';
 import { graphOf, initialStates } from './graph.js';
+import type { NodeExecution, WorkflowRequest } from './model.js';
 import type { EnqueueNodeTasks } from './node-queue.js';
 import { blockedNode, type NodeShape } from './node-skeleton.js';
-import type { NodeExecution, WorkflowRequest, WorkflowRequestsRepo } from './workflow-requests-repository.js';
+import type { WorkflowRequests } from './workflow-requests.js';
 
 export interface StartDeps {
-  requests: WorkflowRequestsRepo;
+  requests: WorkflowRequests;
   versions: {
     getVersion(
       accountId: string,
@@ -154,7 +155,9 @@ export async function startRequest(
   // The nodes no chosen entry leads to were settled by the creation itself.
   countMetric(METRIC.nodeExecutions, { status: 'skipped' }, nodes.filter((node) => node.status === 'skipped').length);
   try {
-    await deps.enqueue(input.entry_node_ids.map((nodeId) => ({ request_id: id, node_id: nodeId, node_type: graph.nodes.get(nodeId)?.type })));
+    // A new request's log is empty: a lone entry's task is told it starts at 1, so its first flush needs no read (emit.ts).
+    const seq = input.entry_node_ids.length === 1 ? { seq: 1 } : {};
+    await deps.enqueue(input.entry_node_ids.map((nodeId) => ({ request_id: id, node_id: nodeId, node_type: graph.nodes.get(nodeId)?.type, ...seq })));
   } catch (error) {
     // Never leave a request pending with nothing queued to run it.
     // A request that never ran has no node waiting on a person.

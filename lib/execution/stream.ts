@@ -1,7 +1,7 @@
 import { DEADLINE_MARGIN_MS, FOLLOW_TIMING } from '#events/log.js';
+import { isTerminalNode, isTerminalRequest, type NodeExecution, type RequestEvent, type WorkflowRequest } from './model.js';
 import type { ReadMeter } from './request-events.js';
 import { nodeEventView, requestEventView } from './views.js';
-import { isTerminalNode, isTerminalRequest, type NodeExecution, type RequestEvent, type WorkflowRequest } from './workflow-requests-repository.js';
 
 /**
  * The workflow-request parts of the live execution stream

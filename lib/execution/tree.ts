@@ -1,6 +1,7 @@
+import type { WorkflowRequest } from './model.js';
 import type { ExecutionTree } from './openapi/workflow-requests-responses.js';
 import { nodeView, requestView } from './views.js';
-import type { WorkflowRequest, WorkflowRequestsRepo } from './workflow-requests-repository.js';
+import type { WorkflowRequestsRepo } from './workflow-requests-repository.js';
 
 /** The request with its node executions, and (recursively) the trees of the child requests its `workflow` nodes started. */
 export async function executionTree(requests: WorkflowRequestsRepo, request: WorkflowRequest): Promise<ExecutionTree> {

@@ -1,4 +1,4 @@
-import type { NodeExecution, WorkflowRequest } from './workflow-requests-repository.js';
+import type { NodeExecution, WorkflowRequest } from './model.js';
 
 /**
  * What the request's node executions used: model tokens as they settle, and

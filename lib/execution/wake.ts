@@ -1,5 +1,5 @@
+import type { WorkflowRequest } from './model.js';
 import type { EnqueueNodeTasks } from './node-queue.js';
-import type { WorkflowRequest } from './workflow-requests-repository.js';
 
 /** When a child request ends, its parent's node task runs again to pick up the result. */
 export async function wakeParent(deps: { enqueue: EnqueueNodeTasks }, child: WorkflowRequest): Promise<void> {

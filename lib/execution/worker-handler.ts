@@ -4,12 +4,13 @@ import { usageMeter } from '#usage/index.js';
 import { webhookNotices } from '#webhooks/index.js';
 import { chatLookup, workflowVersions } from '#workflows/index.js';
 import { type EngineDeps, processNodeTask } from './executor.js';
-import { enqueueNodeTasks, type NodeTask } from './node-queue.js';
+import { enqueueNodeTasks } from './node-queue.js';
 import type { WorkerRuntime } from './node-runner.js';
-import { workflowRequestsRepo } from './workflow-requests-repository.js';
+import { NODE_TASK_MESSAGE } from './queue-messages.js';
+import { workflowRequests } from './workflow-requests.js';
 
 export const engineDeps = (runtime: WorkerRuntime): EngineDeps => ({
-  requests: workflowRequestsRepo(),
+  requests: workflowRequests(),
   versions: workflowVersions(),
   chats: chatLookup(),
   enqueue: enqueueNodeTasks,
@@ -25,5 +26,5 @@ export const engineDeps = (runtime: WorkerRuntime): EngineDeps => ({
  * `batchItemFailures` and comes back after the visibility timeout.
  */
 export function nodeTaskHandler(deps: EngineDeps) {
-  return queueWorker((r, context) => processNodeTask(JSON.parse(r.body) as NodeTask, deps, () => context.getRemainingTimeInMillis()));
+  return queueWorker(NODE_TASK_MESSAGE, (task, _r, context) => processNodeTask(task, deps, () => context.getRemainingTimeInMillis()));
 }

@@ -1,6 +1,7 @@
 import { newHarnessId } from '#platform/ids.js';
 import { type HarnessFile, validateHarnessFiles } from './harness-files.js';
-import type { Harness, HarnessesRepo } from './harnesses-repository.js';
+import type { HarnessesRepo } from './harnesses-repository.js';
+import type { Harness } from './model.js';
 
 /** Validates the files (400 `harness_files_invalid` naming every offending path) and stores the harness. */
 export async function createHarness(

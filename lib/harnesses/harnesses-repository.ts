@@ -2,11 +2,12 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '#platform/errors.js';
 import { batchPut } from '#platform/table/batch.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
+import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
-import type { HarnessConfig } from './harness-config.js';
 import type { HarnessFile } from './harness-files.js';
+import { HARNESS_ID, type Harness } from './model.js';
 
 /**
  * A harness is immutable and larger than one item may be (400 KB), so it is
@@ -18,40 +19,6 @@ import type { HarnessFile } from './harness-files.js';
  * dies before the head leaves file items nobody reads.
  */
 
-export interface HarnessFileEntry {
-  path: string;
-  bytes: number;
-}
-
-export interface Harness {
-  id: string;
-  account_id: string;
-  name: string;
-  model: string;
-  config: HarnessConfig;
-  /** In the order they were sent. */
-  files: HarnessFileEntry[];
-  total_bytes: number;
-  /** The instructions file has nothing but whitespace (not runnable). */
-  instructions_empty: boolean;
-  created_at: string;
-}
-
-/** `h_` + 9 base-36 characters of time + 16 base64url characters (lib/platform/ids.ts). */
-export const HARNESS_ID = /^h_[0-9a-z]{9}[A-Za-z0-9_-]{16}$/;
-
-const toHarness = (item: Record<string, unknown>): Harness => ({
-  id: item.id as string,
-  account_id: item.account_id as string,
-  name: item.name as string,
-  model: item.model as string,
-  config: item.config as HarnessConfig,
-  files: item.files as HarnessFileEntry[],
-  total_bytes: Number(item.total_bytes),
-  instructions_empty: item.instructions_empty === true,
-  created_at: item.created_at as string,
-});
-
 export function harnessesRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;
 
@@ -59,7 +26,7 @@ export function harnessesRepo(table: TableRef = defaultTable()) {
   async function get(accountId: string, harnessId: string): Promise<Harness | undefined> {
     if (!HARNESS_ID.test(harnessId)) return undefined;
     const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.harness(harnessId), ConsistentRead: true }));
-    return Item && Item.account_id === accountId ? toHarness(Item) : undefined;
+    return Item && Item.account_id === accountId ? entityOf<Harness>(Item) : undefined;
   }
 
   return {
@@ -104,7 +71,7 @@ export function harnessesRepo(table: TableRef = defaultTable()) {
       });
       const head = items.find((item) => item.sk === keys.harness(harnessId).sk);
       if (!head || head.account_id !== accountId) return undefined;
-      const harness = toHarness(head);
+      const harness = entityOf<Harness>(head);
       const content = new Map(items.filter((item) => item.entity === 'harness_file').map((item) => [item.path as string, item.content as string]));
       return { harness, files: harness.files.map(({ path }) => ({ path, content: content.get(path) ?? '' })) };
     },
@@ -119,7 +86,7 @@ export function harnessesRepo(table: TableRef = defaultTable()) {
     /** The account's harnesses, newest first. */
     async list(accountId: string, options: { limit: number; after?: { gsi1sk: string; pk: string; sk: string } }) {
       const page = await newestFirstPage(db, tableName, keys.harnessIndexPartition(accountId), undefined, options);
-      return { harnesses: page.items.map(toHarness), next: page.next };
+      return { harnesses: page.items.map((item) => entityOf<Harness>(item)), next: page.next };
     },
   };
 }

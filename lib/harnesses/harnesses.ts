@@ -1,7 +1,8 @@
 import { NotFoundError } from '#platform/errors.js';
 import type { HarnessConfig } from './harness-config.js';
 import type { HarnessFile } from './harness-files.js';
-import type { Harness, HarnessesRepo } from './harnesses-repository.js';
+import type { HarnessesRepo } from './harnesses-repository.js';
+import type { Harness } from './model.js';
 
 /**
  * Harnesses as the API shows them, and the lookups that answer 404 alike

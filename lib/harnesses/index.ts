@@ -8,7 +8,7 @@ import { type HarnessesRepo, harnessesRepo } from './harnesses-repository.js';
 
 export type { HarnessConfig } from './harness-config.js';
 export { ASK_USER, harnessTools, offeredName, type ToolView, toolCatalog } from './harness-tools.js';
-export type { Harness, HarnessFileEntry } from './harnesses-repository.js';
+export type { Harness, HarnessFileEntry } from './model.js';
 export { runnability } from './runnability.js';
 
 /** A harness of an account by id (undefined when it is not that account's), and a file's content by path. */

@@ -1,7 +1,9 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { entityOf } from '#platform/table/items.js';
 import { keys, ttlFromDate } from '#platform/table/keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
+import type { ClaimResult, EventGuard } from './model.js';
 
 /**
  * The replay guard of a hook's events: one item per (hook, webhook-id) that
@@ -11,26 +13,9 @@ import { defaultTable, isConditionFailure, type TableRef } from '#platform/table
  * TTL deletion is not prompt). A claim is a conditional Put, so of
  * concurrent deliveries exactly one claims; the others find the claim.
  */
-export interface EventGuard {
-  state: 'claimed' | 'started';
-  request_id: string;
-  /** The claiming delivery's token: only it marks the event started or releases it. */
-  claim_token: string;
-  /** Epoch milliseconds after which a claim that never started is abandoned (its delivery died) and may be taken. */
-  lease_until: number;
-  /** Epoch seconds: the end of the replay window. */
-  expires_at: number;
-}
 
-export type ClaimResult = { claimed: true } | { claimed: false; guard: EventGuard };
-
-const toGuard = (item: Record<string, unknown>): EventGuard => ({
-  state: item.state as EventGuard['state'],
-  request_id: item.request_id as string,
-  claim_token: item.claim_token as string,
-  lease_until: Number(item.lease_until),
-  expires_at: Number(item.expires_at),
-});
+/** The guard an item holds (its hook and creation time are the item's own). */
+const toGuard = (item: Record<string, unknown>): EventGuard => entityOf<EventGuard>(item, ['hook_id', 'created_at']);
 
 export function hookEventsRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;

@@ -1,29 +1,18 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { deleteCounted, putCounted } from '#platform/table/counted-items.js';
+import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
 import { queryPage } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import { HookLimitReachedError } from './errors.js';
-import { HOOK_ID, type Hook, MAX_HOOKS_PER_ACCOUNT } from './model.js';
+import { HOOK_ID, HOOK_POSITION, type Hook, MAX_HOOKS_PER_ACCOUNT } from './model.js';
 
 const counterOf = (accountId: string) => ({ key: keys.hookCount(accountId), accountId, entity: 'hook_count' });
 
-/** A list position: the gsi1 sort key of the last hook of a page, `<created_at>#<id>`. */
-export const HOOK_POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#(hook_[0-9a-z]{9}[A-Za-z0-9_-]{16})$/;
-
-const toHook = (item: Record<string, unknown>): Hook => ({
-  id: item.id as string,
-  account_id: item.account_id as string,
-  name: item.name as string,
-  workflow_version_id: item.workflow_version_id as string,
-  entry_node_ids: item.entry_node_ids as string[],
-  secret_version: Number(item.secret_version),
-  previous_secret_version: item.previous_secret_version === undefined || item.previous_secret_version === null ? null : Number(item.previous_secret_version),
-  previous_valid_until: (item.previous_valid_until as string | null | undefined) ?? null,
-  secret_rotated_at: (item.secret_rotated_at as string | null | undefined) ?? null,
-  created_at: item.created_at as string,
-});
+/** Null until the first rotation. */
+const toHook = (item: Record<string, unknown>): Hook =>
+  entityOf<Hook>(item, [], { previous_secret_version: null, previous_valid_until: null, secret_rotated_at: null });
 
 const NO_SUCH_HOOK = 'No such hook.';
 

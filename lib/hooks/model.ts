@@ -27,11 +27,31 @@ export const HOOK_ID = /^hook_[0-9a-z]{9}[A-Za-z0-9_-]{16}$/;
 
 export const newHookId = (): string => `hook_${Date.now().toString(36).padStart(9, '0')}${randomBytes(12).toString('base64url')}`;
 
+/** A list position: the gsi1 sort key of the last hook of a page, `<created_at>#<id>`. */
+export const HOOK_POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#(hook_[0-9a-z]{9}[A-Za-z0-9_-]{16})$/;
+
 /** How long the previous secret keeps verifying after a rotation. */
 export const PREVIOUS_SECRET_OVERLAP_MS = 24 * 3600 * 1000;
 
 /** How long a `webhook-id` is remembered: a redelivery within it answers the first answer. */
 export const REPLAY_WINDOW_SECONDS = 24 * 3600;
+
+/**
+ * The replay guard of one (hook, `webhook-id`): claimed by one delivery,
+ * then `started` with the request it started, until `expires_at`.
+ */
+export interface EventGuard {
+  state: 'claimed' | 'started';
+  request_id: string;
+  /** The claiming delivery's token: only it marks the event started or releases it. */
+  claim_token: string;
+  /** Epoch milliseconds after which a claim that never started is abandoned (its delivery died) and may be taken. */
+  lease_until: number;
+  /** Epoch seconds: the end of the replay window. */
+  expires_at: number;
+}
+
+export type ClaimResult = { claimed: true } | { claimed: false; guard: EventGuard };
 
 /** The largest event body, in bytes (decisions.md, Webhooks). */
 export const MAX_EVENT_BYTES = 256 * 1024;

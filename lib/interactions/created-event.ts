@@ -4,7 +4,7 @@ import { isConditionFailure, type TableRef } from '#platform/table/table.js';
 import { nameBasedUuid } from '#platform/uuid.js';
 import type { AnnounceEvent } from '#webhooks/index.js';
 import { interactionView } from './interactions.js';
-import type { Interaction } from './interactions-repository.js';
+import type { Interaction } from './model.js';
 
 /**
  * The `interaction.created` event of the account's event record (decisions.md,

@@ -7,7 +7,7 @@ import { type AnnounceEvent, webhookNotices } from '#webhooks/index.js';
 import { recordInteractionCreated } from './created-event.js';
 import { type InteractionsRepo, interactionsRepo } from './interactions-repository.js';
 
-export { type Interaction, type InteractionStatus, type InteractionType, statusAt } from './interactions-repository.js';
+export { type Interaction, type InteractionStatus, type InteractionType, statusAt } from './model.js';
 
 export type InteractionsService = Pick<InteractionsRepo, 'createOnce' | 'get' | 'resolve'>;
 

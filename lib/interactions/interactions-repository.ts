@@ -1,34 +1,10 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newestFirstPage } from '#platform/table/index-page.js';
+import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import { equalityFilter } from '#platform/table/update-expressions.js';
-import type { InteractionStatus } from './model.js';
-
-export type { InteractionStatus } from './model.js';
-
-export type InteractionType = 'approval' | 'answer';
-
-export interface Interaction {
-  id: string;
-  type: InteractionType;
-  status: InteractionStatus;
-  prompt: string | null;
-  run_id: string | null;
-  workflow_request_id: string | null;
-  node_execution_id: string | null;
-  node_id: string | null;
-  response: Record<string, unknown> | null;
-  created_at: string;
-  resolved_at: string | null;
-  /** After this the interaction can no longer be answered (`expired`); null: it waits as long as it takes (approval nodes). */
-  expires_at: string | null;
-  account_id: string;
-}
-
-/** The status as of `now`: a pending interaction past its `expires_at` is expired, whether or not that was written yet. */
-export const statusAt = (i: Pick<Interaction, 'status' | 'expires_at'>, now: Date): InteractionStatus =>
-  i.status === 'pending' && i.expires_at !== null && Date.parse(i.expires_at) <= now.getTime() ? 'expired' : i.status;
+import type { Interaction, InteractionStatus } from './model.js';
 
 /** A status filter that sees expiry as readers do (statusAt): stored `pending` past `expires_at` is `expired`. */
 function statusFilter(status: InteractionStatus | undefined, nowIso: string) {
@@ -41,10 +17,7 @@ function statusFilter(status: InteractionStatus | undefined, nowIso: string) {
   return { expression: '#status = :wanted', values: { ':wanted': status } };
 }
 
-const view = (item: Record<string, unknown>): Interaction => {
-  const { pk: _a, sk: _b, gsi1pk: _c, gsi1sk: _d, entity: _e, ...rest } = item;
-  return { expires_at: null, ...rest } as unknown as Interaction;
-};
+const view = (item: Record<string, unknown>): Interaction => entityOf<Interaction>(item, [], { expires_at: null });
 
 export function interactionsRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;

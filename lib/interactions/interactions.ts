@@ -1,6 +1,7 @@
 import { ConflictError, DomainError, NotFoundError } from '#platform/errors.js';
 import { isUuid } from '#platform/uuid.js';
-import { type Interaction, type InteractionsRepo, statusAt } from './interactions-repository.js';
+import type { InteractionsRepo } from './interactions-repository.js';
+import { type Interaction, statusAt } from './model.js';
 
 /** Wakes the node an answered interaction was holding (execution's node queue, wired by the handler). */
 export type WakeNodes = (tasks: Array<{ request_id: string; node_id: string }>) => Promise<void>;

@@ -6,7 +6,7 @@
 import type { TableRef } from '#platform/table/table.js';
 import { type MachinesRepo, machinesRepo } from './machines-repository.js';
 
-export type { Machine } from './machines-repository.js';
+export type { Machine } from './model.js';
 export { machineOccupancy } from './occupancy.js';
 export { DEFAULT_MACHINE_SIZE, MACHINE_MEMORY_MB, MACHINE_SIZES, type MachineSize } from './sizes.js';
 

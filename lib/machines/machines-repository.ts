@@ -1,28 +1,12 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError, UnavailableError } from '#platform/errors.js';
+import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
 import { newestUnderPrefix } from '#platform/table/queries.js';
 import { cancellationReasons, defaultTable, type TableRef } from '#platform/table/table.js';
 import { MachineBusyError, MachineLimitReachedError } from './errors.js';
+import { MACHINE_ID, type Machine } from './model.js';
 import type { MachineSize } from './sizes.js';
-
-/**
- * A machine as stored. `current_run_id` (the run that holds it: running or
- * waiting for a person) and `queued_runs` (how many runs wait for it) are
- * the runs feature's to maintain; until runs exist every machine has none.
- */
-export interface Machine {
-  id: string;
-  account_id: string;
-  name: string;
-  size: MachineSize;
-  current_run_id: string | null;
-  queued_runs: number;
-  created_at: string;
-}
-
-/** `mch_`, 9 base-36 digits of creation time, 16 base64url characters (lib/platform/ids.ts). */
-export const MACHINE_ID = /^mch_[0-9a-z]{9}[A-Za-z0-9_-]{16}$/;
 
 /**
  * The delete's condition: the machine exists and nothing holds it or waits
@@ -38,15 +22,8 @@ const CONFLICT_ATTEMPTS = 12;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const backoff = (attempt: number) => sleep(Math.random() * Math.min(250, 10 * 2 ** attempt));
 
-const toMachine = (item: Record<string, unknown>): Machine => ({
-  id: item.id as string,
-  account_id: item.account_id as string,
-  name: item.name as string,
-  size: item.size as MachineSize,
-  current_run_id: (item.current_run_id as string | null | undefined) ?? null,
-  queued_runs: Number(item.queued_runs ?? 0),
-  created_at: item.created_at as string,
-});
+// The runs feature may REMOVE `current_run_id` and never have written `queued_runs`: both mean none.
+const toMachine = (item: Record<string, unknown>): Machine => entityOf<Machine>(item, [], { current_run_id: null, queued_runs: 0 });
 
 type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
 

@@ -2,7 +2,8 @@ import { PLANS, type PlanName } from '#platform/config/plans.js';
 import { NotFoundError } from '#platform/errors.js';
 import type { Principal } from '#platform/http/types.js';
 import { newMachineId } from '#platform/ids.js';
-import type { Machine, MachinesRepo } from './machines-repository.js';
+import type { MachinesRepo } from './machines-repository.js';
+import type { Machine } from './model.js';
 import type { MachineSize } from './sizes.js';
 
 /**

@@ -2,7 +2,8 @@ import { CursorInvalidError, NotFoundError } from '#platform/errors.js';
 import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
 import type { ServiceKeySource } from '#platform/secrets/service-key.js';
 import { isUuid } from '#platform/uuid.js';
-import type { MemoryMessage, MemoryRepo } from './memory-repository.js';
+import type { MemoryRepo } from './memory-repository.js';
+import { type MemoryMessage, messageView } from './model.js';
 
 export interface ChatMemoryDeps {
   memory: Pick<MemoryRepo, 'page'>;
@@ -44,7 +45,7 @@ export async function chatMemoryPage(
   // a page that has any is proof enough, so only an empty one costs the lookup.
   if (page.messages.length === 0 && !(await deps.ownsContext(accountId, query.chat_id))) throw new NotFoundError('No chat with that id.');
   return {
-    messages: page.messages,
+    messages: page.messages.map(messageView),
     next_cursor: page.nextAfter ? await encodeCursor(scope, filters, { after: page.nextAfter }, deps.serviceKey) : null,
     has_more: page.nextAfter !== undefined,
     limit: query.limit,

@@ -5,7 +5,7 @@
 import type { TableRef } from '#platform/table/table.js';
 import { type MemoryRepo, memoryRepo } from './memory-repository.js';
 
-export type { MemoryMessage } from './memory-repository.js';
+export type { MemoryMessage } from './model.js';
 
 export type AgentMemory = Pick<MemoryRepo, 'recent' | 'appendExchange'>;
 export const agentMemory = (table?: TableRef): AgentMemory => memoryRepo(table);

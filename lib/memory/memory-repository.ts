@@ -1,25 +1,12 @@
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
 import { queryPage } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
+import type { MemoryMessage } from './model.js';
 
-export interface MemoryMessage {
-  id: string;
-  role: 'user' | 'assistant';
-  content: string;
-  context_memory_id: string;
-  agent_node_id: string;
-  created_at: string;
-}
-
-const view = (item: Record<string, unknown>): MemoryMessage => ({
-  id: item.id as string,
-  role: item.role as MemoryMessage['role'],
-  content: item.content as string,
-  context_memory_id: item.context_memory_id as string,
-  agent_node_id: item.agent_node_id as string,
-  created_at: item.created_at as string,
-});
+// The account is the item's own: readers filter on it, the message does not show it.
+const view = (item: Record<string, unknown>): MemoryMessage => entityOf<MemoryMessage>(item, ['account_id']);
 
 export function memoryRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;

@@ -3,13 +3,13 @@ import { McpServerError } from '#mcp/errors.js';
 import { resolveModel } from '#models/registry.js';
 import type { ToolCall } from '#models/types.js';
 import { isRefusedForContent } from '#platform/table/table.js';
-import { type EndDeps, endRun } from './cancel-run.js';
+import { type EndDeps, endRun } from './end-run.js';
 import type { RunEventData } from './events.js';
 import { keepLease, type Lease, RunStopped, takeLease, watched } from './lease.js';
 import type { Run, RunFailure } from './model.js';
+import type { RunChange, Runs } from './run-changes.js';
 import type { RunMoney } from './run-money.js';
 import { askFor, type OfferedTools, offeredTools, type RunMcp, runTool } from './run-tools.js';
-import type { RunChange, RunsRepo } from './runs-repository.js';
 import { type Recorded, type ResultStep, recordedOf, resultKey, type TurnStep, textOf, transcript } from './steps.js';
 import { leaveRunning, machineMsAt, usageOf } from './usage.js';
 
@@ -25,7 +25,7 @@ import { leaveRunning, machineMsAt, usageOf } from './usage.js';
  */
 
 export interface LoopDeps extends EndDeps {
-  runs: RunsRepo;
+  runs: Runs;
   interactions: InteractionsService;
   /** A file of the run's harness (its instructions). */
   harnessFile(harnessId: string, path: string): Promise<string | undefined>;

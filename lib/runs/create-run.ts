@@ -1,5 +1,3 @@
-import { acquireSlot, concurrencyRefusal, refusedSlot } from '#accounts/index.js';
-import { activityUpdate, utcDay } from '#billing/index.js';
 import type { Harness } from '#harnesses/index.js';
 import { runnability } from '#harnesses/index.js';
 import { type Machine, machineOccupancy } from '#machines/index.js';
@@ -9,15 +7,15 @@ import { METRIC } from '#platform/observability/metric-names.js';
 import { countMetric } from '#platform/observability/metrics.js';
 import type { TransactItem } from '#platform/table/transactions.js';
 import { type Chat, chatRunJoin } from '#workflows/index.js';
-import { cancelRun, type EndDeps } from './cancel-run.js';
+import { cancelRun, type EndDeps } from './end-run.js';
 import { ChatBusyError, fieldInvalid, HarnessNotRunnableError } from './errors.js';
 import type { RunEventData } from './events.js';
 import { isTerminal, type Run } from './model.js';
-import type { RunsRepo } from './runs-repository.js';
+import type { Runs } from './run-changes.js';
 import type { CreateRunInput } from './schemas.js';
 
 export interface CreateRunDeps extends EndDeps {
-  runs: EndDeps['runs'] & Pick<RunsRepo, 'createOrRefusal' | 'queueEntryPut'>;
+  runs: EndDeps['runs'] & Pick<Runs, 'start' | 'queueEntryPut'>;
   harnesses: { get(accountId: string, harnessId: string): Promise<Harness | undefined> };
   machines: { get(accountId: string, machineId: string): Promise<Machine | undefined> };
   chats: { get(accountId: string, chatId: string): Promise<Chat | undefined> };
@@ -123,14 +121,8 @@ export async function createRun(
     };
     const events: RunEventData[] = [{ type: 'run.status', data: { status: 'queued' } }];
     const items: TransactItem[] = chat ? [{ Update: chatRunJoin(deps.tableName, chat, machine.id, run.id) }] : [];
-    // Counted in the activity of its creation day exactly when it exists: in its own transaction.
-    items.push(activityUpdate(deps.tableName, accountId, utcDay(at), { runs: 1 }));
     // A run the account starts holds a slot of its work in progress from creation (queued or not) to its end.
-    const slotAt = options.concurrency === undefined ? -1 : items.length;
-    if (options.concurrency !== undefined) {
-      run.concurrency_slot = true;
-      items.push(acquireSlot(deps.tableName, accountId, options.concurrency));
-    }
+    if (options.concurrency !== undefined) run.concurrency_slot = true;
     if (idle) {
       events.push({ type: 'run.status', data: { status: 'running' } });
       items.push({ Update: occupancy.takeIdle(accountId, machine.id, run.id) });
@@ -140,10 +132,9 @@ export async function createRun(
       run.queue_sk = entry.sk;
       items.push(entry.item, { Update: occupancy.join(accountId, machine.id) });
     }
-    const created = await deps.runs.createOrRefusal(run, events, items);
-    // The slot's refusal is told from the machine's and chat's races by its own cancellation reason (the run's two puts come first).
-    if (created !== true && slotAt >= 0 && refusedSlot(created, slotAt + 2)) throw concurrencyRefusal(options.concurrency!);
-    if (created === true) {
+    // Counted in the activity of its creation day exactly when it exists, with its slot: settlement's start (429 at the limit).
+    const created = await deps.runs.start(run, events, items, options.concurrency);
+    if (created === 'started') {
       countMetric(METRIC.runsStarted);
       if (interrupting) await cancelRun(deps, interrupting);
       return { ...run, event_seq: events.length };

@@ -1,4 +1,4 @@
-import { afterEnd, type EndDeps, endRun } from './cancel-run.js';
+import { afterEnd, type EndDeps, endRun } from './end-run.js';
 import { isTerminal } from './model.js';
 import type { RunTask } from './wake.js';
 

@@ -1,7 +1,7 @@
 import type { EventLogRef, LoggedEvent } from '#events/pages.js';
 import { keys } from '#platform/table/keys.js';
 import type { TableRef } from '#platform/table/table.js';
-import type { RunStatus } from './model.js';
+import type { RunEventData } from './model.js';
 
 /**
  * Run events (decisions.md, Run event): a record of the run, not
@@ -12,16 +12,7 @@ import type { RunStatus } from './model.js';
  * duplicates, and no change is ever without its event.
  */
 
-export const RUN_EVENT_TYPES = ['run.status', 'message', 'tool_call', 'tool_result', 'interaction', 'usage'] as const;
-export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
-
-export type RunEventData =
-  | { type: 'run.status'; data: { status: RunStatus } }
-  | { type: 'message'; data: { role: 'user' | 'assistant'; text: string } }
-  | { type: 'tool_call'; data: { call_id: string; name: string; arguments: Record<string, unknown> } }
-  | { type: 'tool_result'; data: { call_id: string; name: string; text: string; is_error: boolean; denied?: boolean } }
-  | { type: 'interaction'; data: { interaction_id: string; type: 'approval' | 'answer'; status: string } }
-  | { type: 'usage'; data: { input_tokens: number; output_tokens: number; cost_micro_usd: number } };
+export { RUN_EVENT_TYPES, type RunEventData, type RunEventType } from './model.js';
 
 /** How long run events are kept after they were written (docs/data-model.md); a cursor or Last-Event-ID older than this answers 410. */
 export const RUN_EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;

@@ -6,8 +6,8 @@
  * zod: handlers that validate no body import this.
  */
 import { defaultTable, type TableRef } from '#platform/table/table.js';
-import { cancelRun } from './cancel-run.js';
 import { createRun } from './create-run.js';
+import { cancelRun } from './end-run.js';
 import type { Run } from './model.js';
 import { createRunDeps } from './runs-deps.js';
 import { runsRepo } from './runs-repository.js';

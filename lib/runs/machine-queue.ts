@@ -1,6 +1,6 @@
 import type { Machine } from '#machines/index.js';
 import { machineOccupancy } from '#machines/index.js';
-import type { RunsRepo } from './runs-repository.js';
+import type { Runs } from './run-changes.js';
 import type { WakeRun } from './wake.js';
 
 /**
@@ -14,7 +14,7 @@ import type { WakeRun } from './wake.js';
  * leave a running run that no worker ever hears of.
  */
 export interface AdvanceDeps {
-  runs: Pick<RunsRepo, 'get' | 'queueHead' | 'change' | 'queueEntryDelete'>;
+  runs: Pick<Runs, 'get' | 'queueHead' | 'change' | 'queueEntryDelete'>;
   machines: { get(accountId: string, machineId: string): Promise<Machine | undefined> };
   tableName: string;
   wake: WakeRun;

@@ -1,4 +1,5 @@
 import type { MachineSize } from '#machines/index.js';
+import type { TransactItem } from '#platform/table/transactions.js';
 
 /**
  * A run (decisions.md, Run): its statuses, failure codes, the item as
@@ -122,3 +123,33 @@ export const runView = (run: Run) => ({
   completed_at: run.completed_at,
 });
 export type RunView = ReturnType<typeof runView>;
+
+/** What a run's events record (decisions.md, Run event): written with each change, in its transaction. */
+export const RUN_EVENT_TYPES = ['run.status', 'message', 'tool_call', 'tool_result', 'interaction', 'usage'] as const;
+export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
+
+export type RunEventData =
+  | { type: 'run.status'; data: { status: RunStatus } }
+  | { type: 'message'; data: { role: 'user' | 'assistant'; text: string } }
+  | { type: 'tool_call'; data: { call_id: string; name: string; arguments: Record<string, unknown> } }
+  | { type: 'tool_result'; data: { call_id: string; name: string; text: string; is_error: boolean; denied?: boolean } }
+  | { type: 'interaction'; data: { interaction_id: string; type: 'approval' | 'answer'; status: string } }
+  | { type: 'usage'; data: { input_tokens: number; output_tokens: number; cost_micro_usd: number } };
+
+/** A change of a run, as the run's own items write it. */
+export interface RunWrite {
+  /** Fields of the run to set (`status`, `output`, …). */
+  set: Partial<Omit<Run, 'id' | 'account_id' | 'event_seq'>>;
+  /** The statuses the run must still have. */
+  from: readonly RunStatus[];
+  /** The worker that must still hold the lease. */
+  leaseOwner?: string;
+  /** The interaction the run must still wait for. */
+  waitingFor?: string;
+  events: RunEventData[];
+  /** Other items of the run's feature written in the same transaction (its machine, a queue entry, a step). */
+  items?: TransactItem[];
+}
+
+/** A recorded step: a model turn (`call` absent) or one call's result. */
+export type StepItem = Record<string, unknown> & { turn: number; call?: number };

@@ -1,5 +1,5 @@
 import { type LoopContext, type LoopDeps, runLoop, secondsUntil } from './agent-loop.js';
-import { afterEnd, endRun } from './cancel-run.js';
+import { afterEnd, endRun } from './end-run.js';
 import { advanceMachine } from './machine-queue.js';
 import { isTerminal, type Run } from './model.js';
 import type { RunTask } from './wake.js';

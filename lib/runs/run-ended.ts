@@ -1,21 +1,19 @@
 import { sendToQueue } from '#platform/aws/send-to-queue.js';
 import { nameBasedUuid } from '#platform/uuid.js';
-import { type Run, type RunStatus, runView } from './model.js';
+import { type Run, runView } from './model.js';
+import type { RunEnded } from './queue-messages.js';
 import { RUN_ENDED_QUEUE } from './queues.js';
 
 /**
  * What the runs feature tells others when a run has ended, without knowing
  * who listens (the evaluations record the outcome of their attempts; runs
  * import no feature that uses them). Sent by `afterEnd`
- * (lib/runs/cancel-run.ts) after the run's end is committed, and again
+ * (lib/runs/end-run.ts) after the run's end is committed, and again
  * whenever `afterEnd` is repeated (a redelivered run task), so a consumer
- * sees every end at least once and must be idempotent.
+ * sees every end at least once and must be idempotent. Its schema, for
+ * the worker, is in queue-messages.ts.
  */
-export interface RunEnded {
-  run_id: string;
-  account_id: string;
-  status: Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
-}
+export type { RunEnded } from './queue-messages.js';
 
 export type NotifyRunEnded = (run: Pick<Run, 'id' | 'account_id' | 'status'>) => Promise<void>;
 
@@ -27,7 +25,7 @@ export const notifyRunEnded: NotifyRunEnded = async (run) => {
 /**
  * The `run.<status>` event of the account's event record (decisions.md,
  * Webhooks) for an ended run: written in the transaction that ends it
- * (`endRun`, lib/runs/cancel-run.ts) with the run as GET /v2/runs/{id}
+ * (`endRun`, lib/runs/end-run.ts) with the run as GET /v2/runs/{id}
  * shows it then, announced by `afterEnd`. Its id is derived from the run's
  * and its status, so it is one event however often the end is tried.
  */

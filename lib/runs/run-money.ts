@@ -21,7 +21,7 @@ export const runDebitId = (runId: string): string => transactionIdFor(`debit:run
 
 export function runMoney(table?: TableRef, meter: Pick<UsageMeter, 'check'> = usageMeter(table)): RunMoney {
   return {
-    // The run's extra not yet debited is all of it: the debit comes with its end.
-    check: (run) => meter.check(run.account_id, run.extra_micro_usd ?? 0),
+    // The run's extra not yet debited is all of it: the debit comes with its end. Nothing is pending: a run records every cost as it settles.
+    check: (run) => meter.check(run.account_id, { unpaidExtraMicroUsd: run.extra_micro_usd ?? 0 }),
   };
 }

@@ -4,10 +4,10 @@ import { machineLookup } from '#machines/index.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
 import { webhookNotices } from '#webhooks/index.js';
 import { chatLookup } from '#workflows/index.js';
-import type { EndDeps } from './cancel-run.js';
 import type { CreateRunDeps } from './create-run.js';
+import type { EndDeps } from './end-run.js';
+import { type Runs, runs } from './run-changes.js';
 import { notifyRunEnded } from './run-ended.js';
-import { type RunsRepo, runsRepo } from './runs-repository.js';
 import { wakeRun } from './wake.js';
 
 /**
@@ -18,9 +18,9 @@ import { wakeRun } from './wake.js';
  */
 
 /** What ends a run and hands its machine on. */
-export function endRunDeps(table: TableRef = defaultTable()): EndDeps & { runs: RunsRepo } {
+export function endRunDeps(table: TableRef = defaultTable()): EndDeps & { runs: Runs } {
   return {
-    runs: runsRepo(table),
+    runs: runs(table),
     machines: machineLookup(table),
     interactions: interactionsService(table),
     tableName: table.tableName,
@@ -31,6 +31,6 @@ export function endRunDeps(table: TableRef = defaultTable()): EndDeps & { runs: 
 }
 
 /** What creates a run (and, for an interrupting one, ends the run it replaces). */
-export function createRunDeps(table: TableRef = defaultTable()): CreateRunDeps & { runs: RunsRepo } {
+export function createRunDeps(table: TableRef = defaultTable()): CreateRunDeps & { runs: Runs } {
   return { ...endRunDeps(table), harnesses: harnessLookup(table), chats: chatLookup(table) };
 }

@@ -1,70 +1,33 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { billing, type DebitInput, ENTRY_ITEM_COUNT } from '#billing/index.js';
 import { eventPageItem } from '#events/pages.js';
-import { logger } from '#platform/observability/logger.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
+import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
-import { cancellationReasons, defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
+import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import type { TransactItem } from '#platform/table/transactions.js';
 import { equalityFilter, guardedSet } from '#platform/table/update-expressions.js';
-import { type UsageMeter, usageMeter } from '#usage/index.js';
 import { type RunEventData, runEventLog } from './events.js';
-import { isTerminal, RUN_ID, type Run, type RunStatus } from './model.js';
-import { runDebitId } from './run-money.js';
+import { RUN_ID, type Run, type RunStatus, type RunWrite, type StepItem } from './model.js';
 
 /**
  * Runs in the table (docs/data-model.md): the run item `RUN#<id>`/`RUN`
  * (gsi1: the account's runs, newest first), its recorded steps and event
  * pages in the same partition, and its machine queue entry while queued.
  *
- * Every change of a run is one transaction (`change`): the run item's new
- * fields on condition that its `event_seq` and status are still what was
- * read (and the lease, for the worker's changes), the page of the events
- * that record the change, and the other items the change moves (a machine,
- * a queue entry, a step). A refused condition anywhere means something
- * changed first: the caller reads again and decides. The change that ends
- * a run with extra-funded usage also writes its one debit (lib/billing):
- * the end and its payment together or neither.
+ * Every change of a run is one transaction: the run item's new fields on
+ * condition that its `event_seq` and status are still what was read (and
+ * the lease, for the worker's changes), the page of the events that record
+ * the change, and the other items the change moves (a machine, a queue
+ * entry, a step): `changeItems`, sent by the change's settlement
+ * (./run-changes.ts) with what moves with it. A refused condition anywhere
+ * means something changed first: the caller reads again and decides.
  */
 
-export interface RunChange {
-  /** Fields of the run to set (`status`, `output`, …). */
-  set: Partial<Omit<Run, 'id' | 'account_id' | 'event_seq'>>;
-  /** The statuses the run must still have. */
-  from: readonly RunStatus[];
-  /** The worker that must still hold the lease. */
-  leaseOwner?: string;
-  /** The interaction the run must still wait for. */
-  waitingFor?: string;
-  events: RunEventData[];
-  /** Other items written in the same transaction. */
-  items?: TransactItem[];
-  /**
-   * The account's slot of work in progress given back by this change (its
-   * end): left out, with a warning, when the counter refuses it (already 0,
-   * set by hand), so that an end is never held back by it.
-   */
-  releasesSlot?: TransactItem | undefined;
-  /**
-   * The usage cost the stored run has, when the `run` given to `change`
-   * carries a newer usage already (a model turn ending the run): the cost
-   * recorded is the rise from this one.
-   */
-  costBefore?: number;
-}
+const toRun = (item: Record<string, unknown>): Run => entityOf<Run>(item);
 
-const toRun = (item: Record<string, unknown>): Run => {
-  const { pk: _a, sk: _b, gsi1pk: _c, gsi1sk: _d, entity: _e, ...rest } = item;
-  return rest as unknown as Run;
-};
-
-/** A recorded step: a model turn (`call` absent) or one call's result. */
-export type StepItem = Record<string, unknown> & { turn: number; call?: number };
-
-export function runsRepo(table: TableRef = defaultTable(), meter: Pick<UsageMeter, 'record'> = usageMeter(table)) {
+export function runsRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;
-  const wallet = billing(table);
 
   async function get(runId: string): Promise<Run | undefined> {
     if (!RUN_ID.test(runId)) return undefined;
@@ -72,74 +35,8 @@ export function runsRepo(table: TableRef = defaultTable(), meter: Pick<UsageMete
     return Item ? toRun(Item) : undefined;
   }
 
-  /** Sends a transaction; true, or the cancellation when a condition or a concurrent transaction refused it (its reasons tell which item). */
-  async function attempt(items: TransactItem[]): Promise<true | unknown> {
-    try {
-      await db.send(new TransactWriteCommand({ TransactItems: items }));
-      return true;
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (reasons?.some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict')) return error;
-      throw error;
-    }
-  }
-
-  /**
-   * A change that raises the run's usage cost (a model turn recorded, machine
-   * time banked) records the increase in the account's usage windows in the
-   * same transaction (lib/usage), and adds its extra-funded part to the
-   * run's `extra_micro_usd`: the run's own condition (its `event_seq`) makes
-   * the cost counted exactly once, however often the change is retried or
-   * its message redelivered. A window opened meanwhile refuses the whole
-   * change, and the caller reads again and retries, as for any race.
-   */
-  async function metered(run: Run, change: RunChange): Promise<RunChange> {
-    const cost = change.set.usage?.cost_micro_usd;
-    const increase = cost === undefined ? 0 : cost - (change.costBefore ?? run.usage.cost_micro_usd);
-    if (increase <= 0) return change;
-    const { item, extraMicroUsd } = await meter.record(run.account_id, increase);
-    return {
-      ...change,
-      set: extraMicroUsd > 0 ? { ...change.set, extra_micro_usd: (run.extra_micro_usd ?? 0) + extraMicroUsd } : change.set,
-      items: [...(change.items ?? []), item],
-    };
-  }
-
-  /** The debit of an ending change: the run's extra-funded usage, all of it (nothing of it was debited before its end). */
-  function endingDebit(run: Run, change: RunChange): DebitInput | undefined {
-    if (change.set.status === undefined || !isTerminal(change.set.status)) return undefined;
-    const amount = change.set.extra_micro_usd ?? run.extra_micro_usd ?? 0;
-    if (amount <= 0) return undefined;
-    return {
-      id: runDebitId(run.id),
-      accountId: run.account_id,
-      amountMicroUsd: amount,
-      description: `Extra usage of run ${run.id}`,
-      metadata: { run_id: run.id },
-    };
-  }
-
-  /** `attempt` with the debit's items first in the same transaction (billing retries its own refusals; the cancellation's reasons count them). */
-  async function attemptPaid(debit: DebitInput, items: TransactItem[]): Promise<true | unknown> {
-    try {
-      await wallet.debitWith(debit, async (ledger) => {
-        await db.send(new TransactWriteCommand({ TransactItems: [...ledger, ...items] }));
-      });
-      return true;
-    } catch (error) {
-      if (cancellationReasons(error)?.some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict')) return error;
-      throw error;
-    }
-  }
-
-  /** True when the item at `index` alone refused the transaction. */
-  function refusedOnlyAt(refusal: unknown, index: number): boolean {
-    const reasons = cancellationReasons(refusal) ?? [];
-    return reasons[index]?.Code === 'ConditionalCheckFailed' && reasons.every((r, i) => i === index || r.Code === 'None' || r.Code === undefined);
-  }
-
-  async function changeRun(run: Run, original: RunChange): Promise<Run | undefined> {
-    const change = await metered(run, original);
+  /** The run's items of a change: its guarded update, its events' page, the change's other items. */
+  function changeItems(run: Run, change: RunWrite): TransactItem[] {
     const nextSeq = run.event_seq + change.events.length;
     const guarded = guardedSet({ ...change.set, event_seq: nextSeq }, change.from);
     const names = { ...guarded.names };
@@ -154,7 +51,7 @@ export function runsRepo(table: TableRef = defaultTable(), meter: Pick<UsageMete
       names['#wait'] = 'wait';
       values[':waiting_for'] = change.waitingFor;
     }
-    const items: TransactItem[] = [
+    return [
       {
         Update: {
           TableName: tableName,
@@ -177,17 +74,22 @@ export function runsRepo(table: TableRef = defaultTable(), meter: Pick<UsageMete
           ]
         : []),
       ...(change.items ?? []),
-      ...(change.releasesSlot ? [change.releasesSlot] : []),
     ];
-    const debit = endingDebit(run, change);
-    const outcome = await (debit ? attemptPaid(debit, items) : attempt(items));
-    if (outcome === true) return { ...run, ...change.set, event_seq: nextSeq } as Run;
-    if (change.releasesSlot && refusedOnlyAt(outcome, (debit ? ENTRY_ITEM_COUNT : 0) + items.length - 1)) {
-      // The counter was already at 0 (set by hand): the run ends all the same, its slot given back to nothing.
-      logger().warn('in_progress was already 0 when a run gave its slot back', { run_id: run.id });
-      return changeRun(run, { ...original, releasesSlot: undefined });
-    }
-    return undefined;
+  }
+
+  /** The items that put a new run: the run, its first events' page (each only if absent), and the items that place it. */
+  function createItems(run: Run, events: RunEventData[], items: TransactItem[]): TransactItem[] {
+    return [
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...keys.run(run.id), ...keys.runIndex(run.account_id, run.created_at, run.id), entity: 'run', ...run, event_seq: events.length },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      { Put: { TableName: tableName, Item: eventPageItem(runEventLog(table, run.id), 1, events), ConditionExpression: 'attribute_not_exists(pk)' } },
+      ...items,
+    ];
   }
 
   return {
@@ -201,30 +103,22 @@ export function runsRepo(table: TableRef = defaultTable(), meter: Pick<UsageMete
 
     /** Puts a new run with its first events and the items that place it; false when one of their conditions failed. */
     async create(run: Run, events: RunEventData[], items: TransactItem[]): Promise<boolean> {
-      return (await this.createOrRefusal(run, events, items)) === true;
+      try {
+        await db.send(new TransactWriteCommand({ TransactItems: createItems(run, events, items) }));
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
     },
 
-    /**
-     * The same put: true, or the cancellation when a condition refused it,
-     * whose reasons tell which item (the run's put and its event page are
-     * items 0 and 1, `items` follow).
-     */
-    async createOrRefusal(run: Run, events: RunEventData[], items: TransactItem[]): Promise<true | unknown> {
-      return attempt([
-        {
-          Put: {
-            TableName: tableName,
-            Item: { ...keys.run(run.id), ...keys.runIndex(run.account_id, run.created_at, run.id), entity: 'run', ...run, event_seq: events.length },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        { Put: { TableName: tableName, Item: eventPageItem(runEventLog(table, run.id), 1, events), ConditionExpression: 'attribute_not_exists(pk)' } },
-        ...items,
-      ]);
-    },
+    createItems,
+    changeItems,
 
-    /** Applies a change (see RunChange); the run as changed, or undefined when anything was refused. */
-    change: changeRun,
+    /** The run as a change leaves it (a transaction does not return the item). */
+    changed(run: Run, change: Pick<RunWrite, 'set' | 'events'>): Run {
+      return { ...run, ...change.set, event_seq: run.event_seq + change.events.length } as Run;
+    },
 
     /**
      * Takes the loop's lease for `owner` until `until` (epoch ms): free,
@@ -290,7 +184,7 @@ export function runsRepo(table: TableRef = defaultTable(), meter: Pick<UsageMete
         ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
         ConsistentRead: true,
       });
-      return items as StepItem[];
+      return items.map((item) => entityOf<StepItem>(item));
     },
 
     /** A step's Put, for a change's items: written once (a redelivered worker finds it there and does not redo it). */

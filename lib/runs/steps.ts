@@ -1,6 +1,5 @@
 import type { ChatMessage, ToolCall } from '#models/types.js';
-import type { Run } from './model.js';
-import type { StepItem } from './runs-repository.js';
+import type { Run, StepItem } from './model.js';
 
 /**
  * The recorded steps of a run's agent loop: a model turn (what the model

@@ -1,14 +1,10 @@
 import type { MachineSize } from '#machines/index.js';
 import { sendToQueue } from '#platform/aws/send-to-queue.js';
+import type { RunTask } from './queue-messages.js';
 import { runTasksQueue } from './queues.js';
 
-/** A run task: move this run on (lib/runs/queues.ts). */
-export interface RunTask {
-  run_id: string;
-  machine_size: MachineSize;
-  /** How many times a worker found no such run yet (its creation may not have committed when the message came). */
-  absent?: number;
-}
+/** A run task: move this run on (lib/runs/queues.ts); its schema, for the workers, is in queue-messages.ts. */
+export type { RunTask } from './queue-messages.js';
 
 /** Asks a worker of the run's machine size to move the run on, after `delaySeconds` (at most SQS's 900). */
 export type WakeRun = (run: { id: string; machine_size: MachineSize }, options?: { delaySeconds?: number; absent?: number }) => Promise<void>;

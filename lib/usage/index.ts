@@ -11,16 +11,44 @@ import { logger } from '#platform/observability/logger.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
 import type { TransactItem } from '#platform/table/transactions.js';
 import { InsufficientBalanceError, UsageWindowExceededError } from './errors.js';
-import { type FundingAccount, MIN_BALANCE_MICRO_USD, type QuotaDocument, quotaDocument, type WindowsItem } from './model.js';
+import {
+  type FundingAccount,
+  MIN_BALANCE_MICRO_USD,
+  type QuotaDocument,
+  quotaDocument,
+  type UsageFailure,
+  unfundedBy,
+  type WindowsItem,
+  withPending,
+} from './model.js';
 import { recordUsageItem, usageRepo } from './usage-repository.js';
 
 export { InsufficientBalanceError, UsageWindowExceededError } from './errors.js';
-export { MIN_BALANCE_MICRO_USD, type Mode, type QuotaDocument, WINDOW_SECONDS } from './model.js';
+export { MIN_BALANCE_MICRO_USD, type Mode, type QuotaDocument, type UsageFailure, WINDOW_SECONDS } from './model.js';
 
-/** Why work already going stops (decisions.md, During a run or request): both final, neither an HTTP error. */
-export interface UsageFailure {
-  code: 'usage_window_exceeded' | 'out_of_funds';
-  message: string;
+/**
+ * Usage the work has settled that the windows do not hold yet (a workflow
+ * request's flat fees, kept on its nodes until its end records them): the
+ * most it can be, known without reading, and the exact sum, read only when
+ * that bound cannot decide (near a limit).
+ */
+export interface PendingUsage {
+  atMost: number;
+  exact: () => Promise<number>;
+}
+
+/** What the work owes that the account's items do not show yet. */
+export interface Owed {
+  /** Its extra-funded usage recorded so far and not yet debited (the debit comes with its end), as the caller knows it. */
+  unpaidExtraMicroUsd: number;
+  /**
+   * Given when the caller's `unpaidExtraMicroUsd` may be behind (it only
+   * grows: the work's copy was read earlier): reads it as it stands, when
+   * the wallet decides (extra usage funds the call).
+   */
+  unpaidExtraNow?: () => Promise<number>;
+  /** Absent: none (a run records every cost as it settles). */
+  pending?: PendingUsage;
 }
 
 export interface UsageMeter {
@@ -29,11 +57,15 @@ export interface UsageMeter {
   /** At creation: resolves when the call is funded; throws UsageWindowExceededError (429) or InsufficientBalanceError (403). `account` as for `document`. */
   admit(accountId: string, account?: FundingAccount): Promise<void>;
   /**
-   * Before a node execution or a model turn, against the usage recorded so
-   * far: undefined when it is funded; else why the work stops. `unpaidExtra`
-   * is the extra-funded usage of the run or request not yet debited.
+   * Before a node execution or a model turn, against all the usage so far:
+   * what the windows hold (read within CHECK_REUSE_MS by this process, else
+   * afresh) and what the work owes besides (`owed`): undefined when it is
+   * funded; else why the work stops (model.ts, unfundedBy). Pending usage is
+   * counted at its bound first; only when the bound would refuse is its
+   * exact sum read (and an unpaid extra that may be behind, only when the
+   * wallet decides), so a check with room to spare reads nothing of them.
    */
-  check(accountId: string, unpaidExtraMicroUsd: number): Promise<UsageFailure | undefined>;
+  check(accountId: string, owed: Owed): Promise<UsageFailure | undefined>;
   /**
    * The Update recording `cost` into the account's windows, for the caller's
    * own transaction, and the part of it extra usage funds: all of it when
@@ -104,16 +136,19 @@ export function usageMeter(table: TableRef = defaultTable(), clock: () => number
       if (doc.mode === 'extra' && doc.extra.wallet_micro_usd < MIN_BALANCE_MICRO_USD)
         throw new InsufficientBalanceError(doc.extra.wallet_micro_usd, MIN_BALANCE_MICRO_USD);
     },
-    async check(accountId, unpaidExtraMicroUsd) {
+    async check(accountId, { unpaidExtraMicroUsd, unpaidExtraNow, pending }) {
       const { funding, windows } = await recent(accountId, false);
-      const doc = quotaDocument(funding, windows, clock());
-      if (doc.mode === 'blocked') {
-        return { code: 'usage_window_exceeded', message: `A usage window of the plan is full; it resets in ${doc.retry_after_seconds} seconds.` };
-      }
-      if (doc.mode === 'extra' && doc.extra.wallet_micro_usd - unpaidExtraMicroUsd <= 0) {
-        return { code: 'out_of_funds', message: 'A usage window of the plan is full and the wallet that pays for extra usage is empty; add funds.' };
-      }
-      return undefined;
+      const now = clock();
+      const verdict = (unpaid: number, pendingMicroUsd: number) => unfundedBy(funding, windows, now, unpaid, pendingMicroUsd);
+      // Refused with the least the work can owe: refused (with the same code) whatever it owes.
+      const least = verdict(unpaidExtraMicroUsd, 0);
+      if (least) return least;
+      // Funded with the most that can be pending: funded, unless the wallet decides on an unpaid extra that may be behind.
+      const atMost = pending && pending.atMost > 0 ? pending.atMost : 0;
+      const known = unpaidExtraNow ? quotaDocument(funding, withPending(windows, atMost, now), now).mode === 'plan' : !verdict(unpaidExtraMicroUsd, atMost);
+      if (known) return undefined;
+      const [unpaid, pendingMicroUsd] = await Promise.all([unpaidExtraNow ? unpaidExtraNow() : unpaidExtraMicroUsd, atMost > 0 ? pending!.exact() : 0]);
+      return verdict(unpaid, pendingMicroUsd);
     },
     async record(accountId, costMicroUsd, now = new Date(clock())) {
       const reused = await recent(accountId, true);
@@ -126,6 +161,3 @@ export function usageMeter(table: TableRef = defaultTable(), clock: () => number
     },
   };
 }
-
-/** The allowance 429 (with its quota document) as the creating endpoints document it; loaded only when the document is built. */
-export const usageRefusals = () => import('./openapi/usage-responses.js').then(({ USAGE_REFUSALS }) => USAGE_REFUSALS);

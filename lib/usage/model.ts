@@ -118,3 +118,55 @@ export function quotaDocument(account: FundingAccount, item: WindowsItem | undef
   const mode: Mode = !full ? 'plan' : account.extra_usage ? 'extra' : 'blocked';
   return mode === 'blocked' ? { windows, extra, mode, error: 'usage_window_exceeded', retry_after_seconds: waitSeconds } : { windows, extra, mode };
 }
+
+/**
+ * The windows as they will stand once `pending` is recorded too: usage the
+ * work has settled that the item does not hold yet (a workflow request's
+ * flat fees, recorded with its end, in whatever window is open then). An
+ * open window gets it added; a closed one is opened now with it. An
+ * unreadable item stays unreadable.
+ */
+export function withPending(item: WindowsItem | undefined, pending: number, now: number): WindowsItem | undefined {
+  if (!item || pending <= 0) return item;
+  const next: WindowsItem = { ...item };
+  for (const kind of WINDOW_KINDS) {
+    const { start, used } = WINDOW_ATTRIBUTES[kind];
+    const state = windowAt(item, kind, now);
+    next[start] = state.open ? state.start : now;
+    next[used] = state.used + pending;
+  }
+  return next;
+}
+
+/** Why work already going stops (decisions.md, During a run or request): both final, neither an HTTP error. */
+export interface UsageFailure {
+  code: 'usage_window_exceeded' | 'out_of_funds';
+  message: string;
+}
+
+/**
+ * The check before a node execution or a model turn, at `now`, against the
+ * usage recorded so far plus `pending` (settled, not yet in the windows):
+ * a window it fills with extra usage off stops the work
+ * (`usage_window_exceeded`); with extra usage on, what the work owes the
+ * wallet (its extra-funded usage not yet debited, `unpaidExtra`, and the
+ * pending usage, which extra usage funds once a window is full) must leave
+ * something of the balance, else `out_of_funds`. It only gets worse as
+ * `pending` grows, so a bound on it that passes passes the exact value too.
+ */
+export function unfundedBy(
+  account: FundingAccount,
+  item: WindowsItem | undefined,
+  now: number,
+  unpaidExtra: number,
+  pending: number,
+): UsageFailure | undefined {
+  const doc = quotaDocument(account, withPending(item, pending, now), now);
+  if (doc.mode === 'blocked') {
+    return { code: 'usage_window_exceeded', message: `A usage window of the plan is full; it resets in ${doc.retry_after_seconds} seconds.` };
+  }
+  if (doc.mode === 'extra' && doc.extra.wallet_micro_usd - unpaidExtra - pending <= 0) {
+    return { code: 'out_of_funds', message: 'A usage window of the plan is full and the wallet that pays for extra usage is empty; add funds.' };
+  }
+  return undefined;
+}

@@ -1,4 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
 import type { TransactItem } from '#platform/table/transactions.js';
@@ -12,10 +13,10 @@ import { utcMonth, WINDOW_ATTRIBUTES, WINDOW_KINDS, type WindowsItem, windowAt }
 export function usageRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;
   return {
-    /** The item as it stands ({} when nothing was ever recorded). */
+    /** The windows as the item holds them ({} when nothing was ever recorded). */
     async read(accountId: string): Promise<WindowsItem> {
       const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.usageWindows(accountId), ConsistentRead: true }));
-      return (Item ?? {}) as WindowsItem;
+      return entityOf<WindowsItem>(Item ?? {}, ['account_id']);
     },
     tableName,
   };

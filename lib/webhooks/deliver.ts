@@ -2,11 +2,11 @@ import type { GuardedFetchOptions, GuardedResponse, OutboundRequest } from '#net
 import { Failure } from '#platform/failure.js';
 import type { ServiceKeySource } from '#platform/secrets/service-key.js';
 import type { AccountEventReader } from './account-event-reader.js';
-import type { AttemptRecord, DeliveriesRepo } from './deliveries-repository.js';
+import type { DeliveriesRepo } from './deliveries-repository.js';
 import type { DeliveryMessage, SendDelivery } from './delivery-messages.js';
 import { signingSecrets } from './endpoint-secrets.js';
 import type { EndpointsRepo } from './endpoints-repository.js';
-import type { WebhookDelivery } from './model.js';
+import type { AttemptRecord, WebhookDelivery } from './model.js';
 import { nextAttemptAt } from './schedule.js';
 import { signedDelivery } from './signing.js';
 

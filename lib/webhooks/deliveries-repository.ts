@@ -1,9 +1,11 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { entityOf } from '#platform/table/items.js';
 import { keys, ttlFromDate } from '#platform/table/keys.js';
 import { newestUnderPrefix } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
-import { DELIVERY_ID, DELIVERY_RETENTION_SECONDS, type DeliveryStatus, type WebhookDelivery, type WebhookEventType } from './model.js';
+import { setFields } from '#platform/table/update-expressions.js';
+import { type AttemptRecord, DELIVERY_ID, DELIVERY_RETENTION_SECONDS, type WebhookDelivery } from './model.js';
 
 /**
  * Deliveries in the table (docs/data-model.md): one item per (endpoint,
@@ -14,33 +16,8 @@ import { DELIVERY_ID, DELIVERY_RETENTION_SECONDS, type DeliveryStatus, type Webh
  * record an attempt only once.
  */
 
-const toDelivery = (item: Record<string, unknown>): WebhookDelivery => ({
-  id: item.id as string,
-  endpoint_id: item.endpoint_id as string,
-  account_id: item.account_id as string,
-  event_id: item.event_id as string,
-  event_type: item.event_type as WebhookEventType,
-  event_created_at: item.event_created_at as string,
-  status: item.status as DeliveryStatus,
-  attempts: Number(item.attempts ?? 0),
-  series: Number(item.series ?? 1),
-  series_start: Number(item.series_start ?? 0),
-  last_status_code: (item.last_status_code as number | null | undefined) ?? null,
-  last_error: (item.last_error as string | null | undefined) ?? null,
-  next_attempt_at: (item.next_attempt_at as string | null | undefined) ?? null,
-  created_at: item.created_at as string,
-  delivered_at: (item.delivered_at as string | null | undefined) ?? null,
-  dispatched_by: (item.dispatched_by as string | null | undefined) ?? null,
-});
-
-/** What one attempt (or the end of a series without one) leaves on the delivery. */
-export interface AttemptRecord {
-  status: DeliveryStatus;
-  last_status_code: number | null;
-  last_error: string | null;
-  next_attempt_at: string | null;
-  delivered_at?: string;
-}
+/** A delivery written before `dispatched_by` was kept has none. */
+const toDelivery = (item: Record<string, unknown>): WebhookDelivery => entityOf<WebhookDelivery>(item, [], { dispatched_by: null });
 
 export function deliveriesRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;
@@ -53,21 +30,16 @@ export function deliveriesRepo(table: TableRef = defaultTable()) {
 
   /** A conditional update of the delivery: the delivery as changed, or undefined when its condition failed (someone else changed it first). */
   async function change(delivery: WebhookDelivery, set: Record<string, unknown>, condition: string, values: Record<string, unknown>) {
-    const fields = Object.keys(set).filter((f) => set[f] !== undefined);
+    const changed = setFields(set);
     try {
       const { Attributes } = await db.send(
         new UpdateCommand({
           TableName: tableName,
           Key: keys.webhookDelivery(delivery.endpoint_id, delivery.id),
-          UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}`,
+          UpdateExpression: changed.update,
           ConditionExpression: condition,
-          ExpressionAttributeNames: {
-            ...Object.fromEntries(fields.map((f) => [`#${f}`, f])),
-            '#series': 'series',
-            '#attempts': 'attempts',
-            '#status': 'status',
-          },
-          ExpressionAttributeValues: { ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])), ...values },
+          ExpressionAttributeNames: { ...changed.names, '#series': 'series', '#attempts': 'attempts', '#status': 'status' },
+          ExpressionAttributeValues: { ...changed.values, ...values },
           ReturnValues: 'ALL_NEW',
         }),
       );

@@ -1,11 +1,13 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { deleteCounted, putCounted } from '#platform/table/counted-items.js';
+import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
 import { newestUnderPrefix, queryAll } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
+import { setFields } from '#platform/table/update-expressions.js';
 import { EndpointLimitReachedError } from './errors.js';
-import { ENDPOINT_ID, MAX_ENDPOINTS_PER_ACCOUNT, type WebhookEndpoint, type WebhookEventType } from './model.js';
+import { ENDPOINT_ID, type EndpointPatch, MAX_ENDPOINTS_PER_ACCOUNT, type WebhookEndpoint, type WebhookEventType } from './model.js';
 
 const counterOf = (accountId: string) => ({ key: keys.webhookEndpointCount(accountId), accountId, entity: 'webhook_endpoint_count' });
 
@@ -15,28 +17,9 @@ const counterOf = (accountId: string) => ({ key: keys.webhookEndpointCount(accou
  * `secret_version` names the derived one.
  */
 
-const toEndpoint = (item: Record<string, unknown>): WebhookEndpoint => ({
-  id: item.id as string,
-  account_id: item.account_id as string,
-  url: item.url as string,
-  events: (item.events as WebhookEventType[]) ?? [],
-  description: (item.description as string | null | undefined) ?? null,
-  disabled: item.disabled === true,
-  disabled_reason: (item.disabled_reason as WebhookEndpoint['disabled_reason'] | undefined) ?? null,
-  secret_version: Number(item.secret_version ?? 1),
-  previous_secret_version: item.previous_secret_version === undefined || item.previous_secret_version === null ? null : Number(item.previous_secret_version),
-  previous_valid_until: (item.previous_valid_until as string | null | undefined) ?? null,
-  secret_rotated_at: (item.secret_rotated_at as string | null | undefined) ?? null,
-  created_at: item.created_at as string,
-  updated_at: (item.updated_at as string | undefined) ?? (item.created_at as string),
-});
-
-export interface EndpointPatch {
-  url?: string;
-  events?: WebhookEventType[];
-  description?: string | null;
-  disabled?: boolean;
-}
+/** An endpoint created before secrets were rotated has no rotation fields. */
+const toEndpoint = (item: Record<string, unknown>): WebhookEndpoint =>
+  entityOf<WebhookEndpoint>(item, [], { previous_secret_version: null, previous_valid_until: null, secret_rotated_at: null });
 
 export function endpointsRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;
@@ -94,24 +77,22 @@ export function endpointsRepo(table: TableRef = defaultTable()) {
      */
     async update(accountId: string, endpointId: string, patch: EndpointPatch, now: string): Promise<WebhookEndpoint> {
       if (!ENDPOINT_ID.test(endpointId)) throw new NotFoundError('No such webhook endpoint.');
-      const set: Record<string, unknown> = { updated_at: now };
-      if (patch.url !== undefined) set.url = patch.url;
-      if (patch.events !== undefined) set.events = patch.events;
-      if (patch.description !== undefined) set.description = patch.description;
-      if (patch.disabled !== undefined) {
-        set.disabled = patch.disabled;
-        set.disabled_reason = patch.disabled ? 'user' : null;
-      }
-      const fields = Object.keys(set);
+      const { update, names, values } = setFields({
+        updated_at: now,
+        url: patch.url,
+        events: patch.events,
+        description: patch.description,
+        ...(patch.disabled === undefined ? {} : { disabled: patch.disabled, disabled_reason: patch.disabled ? 'user' : null }),
+      });
       try {
         const { Attributes } = await db.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.webhookEndpoint(accountId, endpointId),
-            UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}`,
+            UpdateExpression: update,
             ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: Object.fromEntries(fields.map((f) => [`#${f}`, f])),
-            ExpressionAttributeValues: Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])),
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
             ReturnValues: 'ALL_NEW',
           }),
         );
@@ -151,15 +132,16 @@ export function endpointsRepo(table: TableRef = defaultTable()) {
 
     /** A delivery was answered 410: the endpoint is disabled (`gone`) until PATCH enables it. Nothing when it is gone. */
     async disableGone(accountId: string, endpointId: string, now: string): Promise<void> {
+      const { update, names, values } = setFields({ disabled: true, disabled_reason: 'gone', updated_at: now });
       try {
         await db.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.webhookEndpoint(accountId, endpointId),
-            UpdateExpression: 'SET #disabled = :true, disabled_reason = :gone, updated_at = :now',
+            UpdateExpression: update,
             ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: { '#disabled': 'disabled' },
-            ExpressionAttributeValues: { ':true': true, ':gone': 'gone', ':now': now },
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
           }),
         );
       } catch (error) {

@@ -14,6 +14,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { sendToQueue } from '#platform/aws/send-to-queue.js';
 import { keys } from '#platform/table/keys.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
+import type { WebhookNotice } from './queue-messages.js';
 import { WEBHOOK_EVENTS_QUEUE } from './queues.js';
 
 /** The event as recorded: its id, its type and its `created_at` (the record's sort key is `<created_at>#<id>`). */
@@ -23,13 +24,8 @@ export interface AccountEventRef {
   created_at: string;
 }
 
-/** The message of the `webhook-events` queue (lib/webhooks/queues.ts). */
-export interface WebhookNotice {
-  account_id: string;
-  event_id: string;
-  event_type: string;
-  created_at: string;
-}
+/** The message of the `webhook-events` queue (lib/webhooks/queues.ts); its schema, for the workers, is in queue-messages.ts. */
+export type { WebhookNotice } from './queue-messages.js';
 
 /** Tells the webhooks that `event` was recorded for `accountId` (after the commit, never before). */
 export type AnnounceEvent = (accountId: string, event: AccountEventRef) => Promise<void>;

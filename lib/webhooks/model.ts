@@ -125,6 +125,23 @@ export interface WebhookDelivery {
   dispatched_by: string | null;
 }
 
+/** What PATCH changes of an endpoint (the fields given; the others stay). */
+export interface EndpointPatch {
+  url?: string;
+  events?: WebhookEventType[];
+  description?: string | null;
+  disabled?: boolean;
+}
+
+/** What one attempt (or the end of a series without one) leaves on the delivery. */
+export interface AttemptRecord {
+  status: DeliveryStatus;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  delivered_at?: string;
+}
+
 export const endpointView = (endpoint: WebhookEndpoint) => ({
   id: endpoint.id,
   url: endpoint.url,

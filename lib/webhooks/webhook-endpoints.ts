@@ -3,9 +3,9 @@ import type { ServiceKeySource } from '#platform/secrets/service-key.js';
 import type { DeliveriesRepo } from './deliveries-repository.js';
 import type { SendDelivery } from './delivery-messages.js';
 import { endpointSecret, FIRST_SECRET_VERSION } from './endpoint-secrets.js';
-import type { EndpointPatch, EndpointsRepo } from './endpoints-repository.js';
+import type { EndpointsRepo } from './endpoints-repository.js';
 import { deliveryNotFound, endpointNotFound, WebhookEndpointDisabledError } from './errors.js';
-import { newEndpointId, PREVIOUS_SECRET_OVERLAP_MS, type WebhookDelivery, type WebhookEndpoint, type WebhookEventType } from './model.js';
+import { type EndpointPatch, newEndpointId, PREVIOUS_SECRET_OVERLAP_MS, type WebhookDelivery, type WebhookEndpoint, type WebhookEventType } from './model.js';
 
 /** The endpoints' use cases; handlers pass the service's dependencies (webhooks-deps.ts), unit tests fakes. */
 export interface EndpointsDeps {

@@ -1,31 +1,13 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '#platform/errors.js';
+import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import { isUuid } from '#platform/uuid.js';
+import type { Chat } from './model.js';
 
-/** A chat session; its id is the context memory id. */
-export interface Chat {
-  id: string;
-  account_id: string;
-  title: string | null;
-  workflow_id: string | null;
-  /** The machine the chat is bound to (by its first run); null until then. */
-  machine_id: string | null;
-  /** The chat's newest run (its busy policy looks at it); null before its first. */
-  last_run_id: string | null;
-  created_at: string;
-}
-
-const toChat = (item: Record<string, unknown>): Chat => ({
-  id: item.id as string,
-  account_id: item.account_id as string,
-  title: (item.title as string | null | undefined) ?? null,
-  workflow_id: (item.workflow_id as string | null | undefined) ?? null,
-  machine_id: (item.machine_id as string | null | undefined) ?? null,
-  last_run_id: (item.last_run_id as string | null | undefined) ?? null,
-  created_at: item.created_at as string,
-});
+/** Null until set. */
+const toChat = (item: Record<string, unknown>): Chat => entityOf<Chat>(item, [], { title: null, workflow_id: null, machine_id: null, last_run_id: null });
 
 export function chatsRepo(table: TableRef = defaultTable()) {
   const { db, tableName } = table;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationError } from '#platform/errors.js';
-import type { Chat, ChatsRepo } from './chats-repository.js';
+import type { ChatsRepo } from './chats-repository.js';
+import type { Chat } from './model.js';
 import type { WorkflowsRepo } from './workflows-repository.js';
 
 export const chatView = (chat: Chat) => ({

@@ -6,12 +6,13 @@
 import type { TableRef } from '#platform/table/table.js';
 import { type ChatsRepo, chatsRepo } from './chats-repository.js';
 
-export { type Chat, chatRunJoin } from './chats-repository.js';
+export { chatRunJoin } from './chats-repository.js';
+export type { Chat } from './model.js';
 
 import { type WorkflowsRepo, workflowsRepo } from './workflows-repository.js';
 
+export type { WorkflowVersion } from './model.js';
 export type { HttpConfig, NodeType, WorkflowDefinition, WorkflowEdge, WorkflowNode } from './schemas/workflow-definition.js';
-export type { WorkflowVersion } from './workflows-repository.js';
 
 /** A workflow version of an account by id (undefined when it is not that account's). */
 export const workflowVersions = (table?: TableRef): Pick<WorkflowsRepo, 'getVersion'> => workflowsRepo(table);

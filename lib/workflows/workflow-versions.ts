@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type FieldError, ValidationError } from '#platform/errors.js';
 import { checkDefinition, type DefinitionInput, type VersionReference } from './definition-validation.js';
+import type { WorkflowVersion } from './model.js';
 import { findWorkflow } from './workflows.js';
-import type { WorkflowsRepo, WorkflowVersion } from './workflows-repository.js';
+import type { WorkflowsRepo } from './workflows-repository.js';
 
 /**
  * `workflow` nodes must name a version of the caller's account (another

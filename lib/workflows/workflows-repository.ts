@@ -1,37 +1,12 @@
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
+import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
 import { queryPage } from '#platform/table/queries.js';
 import { cancellationReasons, defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import { isUuid } from '#platform/uuid.js';
+import { foldName, type Workflow, type WorkflowVersion } from './model.js';
 import type { WorkflowDefinition } from './schemas/workflow-definition.js';
-
-export interface Workflow {
-  id: string;
-  account_id: string;
-  name: string;
-  description: string | null;
-  latest_version_id: string | null;
-  /** How many versions exist; the next one is numbered `version_count + 1`. */
-  version_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
-/** An immutable, validated version of a workflow. The execution engine reads these. */
-export interface WorkflowVersion {
-  id: string;
-  workflow_id: string;
-  account_id: string;
-  /** 1, 2, 3… per workflow. */
-  version: number;
-  definition: WorkflowDefinition;
-  entry_node_ids: string[];
-  created_at: string;
-}
-
-/** A list position: the gsi1 sort key of the last workflow seen, `<created_at>#<id>`. */
-export const WORKFLOW_POSITION = /^\d{4}-\d{2}-\d{2}T[\d:.]+Z#[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A version create that keeps losing the race for the next number gives up after this many tries (409). */
 const VERSION_ATTEMPTS = 12;
@@ -39,29 +14,9 @@ const VERSION_ATTEMPTS = 12;
 const SEARCH_PAGE_ITEMS = 200;
 const SEARCH_MAX_QUERIES = 25;
 
-const toWorkflow = (item: Record<string, unknown>): Workflow => ({
-  id: item.id as string,
-  account_id: item.account_id as string,
-  name: item.name as string,
-  description: (item.description as string | null | undefined) ?? null,
-  latest_version_id: (item.latest_version_id as string | null | undefined) ?? null,
-  version_count: Number(item.version_count ?? 0),
-  created_at: item.created_at as string,
-  updated_at: item.updated_at as string,
-});
-
-const toVersion = (item: Record<string, unknown>): WorkflowVersion => ({
-  id: item.id as string,
-  workflow_id: item.workflow_id as string,
-  account_id: item.account_id as string,
-  version: Number(item.version),
-  definition: item.definition as WorkflowDefinition,
-  entry_node_ids: item.entry_node_ids as string[],
-  created_at: item.created_at as string,
-});
-
-/** Names are searched case-insensitively through this stored, folded copy. */
-export const foldName = (name: string): string => name.toLowerCase();
+/** `name_lower`, the folded copy searches match, is the item's own. */
+const toWorkflow = (item: Record<string, unknown>): Workflow =>
+  entityOf<Workflow>(item, ['name_lower'], { description: null, latest_version_id: null, version_count: 0 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -221,7 +176,7 @@ export function workflowsRepo(table: TableRef = defaultTable()) {
     async getVersion(accountId: string, versionId: string): Promise<WorkflowVersion | undefined> {
       if (!isUuid(versionId)) return undefined;
       const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.workflowVersion(versionId.toLowerCase()), ConsistentRead: true }));
-      return Item && Item.account_id === accountId ? toVersion(Item) : undefined;
+      return Item && Item.account_id === accountId ? entityOf<WorkflowVersion>(Item) : undefined;
     },
   };
 }

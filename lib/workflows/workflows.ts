@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '#platform/errors.js';
-import type { Workflow, WorkflowsRepo, WorkflowVersion } from './workflows-repository.js';
+import type { Workflow, WorkflowVersion } from './model.js';
+import type { WorkflowsRepo } from './workflows-repository.js';
 
 /**
  * Workflows and their versions as the API shows them, and the lookups that

@@ -1,6 +1,5 @@
 import type { EvaluationsDeps } from '#evaluations/evaluations-deps.js';
-import type { EvaluationEnd, RecordResult, RunAttemptRef } from '#evaluations/evaluations-repository.js';
-import type { Attempt, AttemptOutcome, Evaluation, EvaluationCase, EvaluationWhole } from '#evaluations/model.js';
+import type { Attempt, AttemptOutcome, Evaluation, EvaluationCase, EvaluationEnd, EvaluationWhole, RecordResult, RunAttemptRef } from '#evaluations/model.js';
 import type { AccountEvent } from '#events/account-events.js';
 import type { Harness } from '#harnesses/index.js';
 import type { Machine } from '#machines/index.js';

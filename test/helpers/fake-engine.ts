@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { EngineDeps } from '#execution/executor.js';
+import type { NodeExecution, NodeStatus, RequestEvent, RequestStatus, WorkflowRequest } from '#execution/model.js';
 import { outcomeOf } from '#execution/model.js';
 import type { NodeTask } from '#execution/node-queue.js';
 import type { WorkerRuntime } from '#execution/node-runner.js';
 import { blockedNode, type NodeShape } from '#execution/node-skeleton.js';
-import type { NodeExecution, NodeStatus, RequestEvent, RequestStatus, WorkflowRequest, WorkflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import type { WorkflowRequests } from '#execution/workflow-requests.js';
 import type { WorkflowDefinition } from '#workflows/index.js';
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -80,6 +81,26 @@ function fakeRequests() {
       if (options.incrementAttempt) node.attempt_count += 1;
       return clone(node);
     },
+    /** transitionNode that answers, when refused, the node as it stands (the DynamoDB repo's ReturnValuesOnConditionCheckFailure). */
+    async claimNode(
+      requestId: string,
+      nodeId: string,
+      from: readonly NodeStatus[],
+      set: Partial<NodeExecution> & { status: NodeStatus },
+      options: { incrementAttempt?: boolean; leaseExpiredBefore?: number; create?: NodeExecution } = {},
+    ) {
+      count('claimNode');
+      const before = nodes.get(key(requestId, nodeId));
+      const leased = (node: NodeExecution) =>
+        options.leaseExpiredBefore !== undefined && node.lease_expires_at !== undefined && node.lease_expires_at >= options.leaseExpiredBefore;
+      if (before ? !from.includes(before.status) || leased(before) : !options.create || !from.includes(options.create.status)) {
+        return { claimed: undefined, current: before && clone(before) };
+      }
+      const node = stored(requestId, nodeId, options.create)!;
+      Object.assign(node, set);
+      if (options.incrementAttempt) node.attempt_count += 1;
+      return { claimed: clone(node) };
+    },
     async settleNode(requestId: string, nodeId: string, from: readonly NodeStatus[], set: Partial<NodeExecution>, attempt?: number, create?: NodeExecution) {
       count('settleNode');
       const node = stored(requestId, nodeId, create);
@@ -106,20 +127,21 @@ function fakeRequests() {
       Object.assign(request, set);
       return clone(request);
     },
-    /** The DynamoDB repo also counts the request's nodes in the account's daily activity, in the same transaction. */
+    /** The DynamoDB store also settles the end (lib/settlement): the day's counts, the slot, the debit, in the same transaction. */
     async endRequest(
       requestId: string,
       from: readonly RequestStatus[],
       set: Partial<WorkflowRequest> & { status: RequestStatus },
-      _fees?: number,
-      eventOf?: (ended: WorkflowRequest) => Promise<unknown>,
+      options: { eventOf?: (ended: WorkflowRequest) => Promise<unknown>; afterCommit?: (ended: WorkflowRequest) => Promise<void> } = {},
     ) {
       count('endRequest');
       const request = requests.get(requestId);
       if (!request || !from.includes(request.status)) return undefined;
-      // Asked, as the table's repository asks it, for the event written with the end.
-      await eventOf?.({ ...clone(request), ...set });
+      // Asked, as the table's store asks it, for the event written with the end.
+      await options.eventOf?.({ ...clone(request), ...set });
       Object.assign(request, set);
+      // What follows the commit runs once it happened, as settlement runs it.
+      await options.afterCommit?.(clone(request));
       return clone(request);
     },
     async appendEvents(requestId: string, data: Array<RequestEvent['data']>) {
@@ -136,7 +158,7 @@ function fakeRequests() {
     },
   };
   return {
-    repo: repo as unknown as WorkflowRequestsRepo,
+    repo: repo as unknown as WorkflowRequests,
     requests,
     nodes,
     events,

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { NodeExecution, WorkflowRequest } from '#execution/workflow-requests-repository.js';
+import type { NodeExecution, WorkflowRequest } from '#execution/model.js';
 
 /**
  * A request and its one `transform` node, both `pending`, as
- * `workflowRequestsRepo.create` stores them: nothing runs it unless a test
+ * `workflowRequests.create` stores them: nothing runs it unless a test
  * (or the bench) enqueues it, so only what the caller does happens. The
  * version id names no stored version.
  */

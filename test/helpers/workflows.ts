@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { vi } from 'vitest';
-import { isTerminalRequest } from '#execution/workflow-requests-repository.js';
+import { isTerminalRequest } from '#execution/model.js';
 import { bearer } from './stack.js';
 
 /** JSON over HTTP with a bearer token; the body parsed, headers kept. */

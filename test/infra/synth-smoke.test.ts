@@ -30,7 +30,12 @@ interface Running {
 
 async function start(dir: string): Promise<Running> {
   const denials: Denial[] = [];
-  const stack = await startDeployedStack({ assemblyDir: dir, port: 0, onLog: () => undefined, onDenied: (d) => denials.push(d) });
+  const stack = await startDeployedStack({
+    assemblyDir: dir,
+    port: 0,
+    onLog: (line) => (/Uncaught Exception|Task timed out/.test(line) ? process.stderr.write(`${line.slice(0, 600)}\n`) : undefined),
+    onDenied: (d) => denials.push(d),
+  });
   const env = readEnv({ ...process.env, DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, TABLE_NAME: stack.tableName, AWS_ACCESS_KEY_ID: 'local' });
   const user = await signedUpUser({ url: stack.url, table: { db: createDynamoDb(env), tableName: stack.tableName } });
   return { stack, denials, user, call: jsonCaller(() => stack.url) };

@@ -4,11 +4,12 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { adminCommands } from '#accounts/admin-commands.js';
+import { REQUEST_TERMINAL } from '#execution/model.js';
 import { enqueueNodeTasks, type NodeTask } from '#execution/node-queue.js';
 import { requestEventsReader } from '#execution/request-events.js';
 import { startRequest } from '#execution/start.js';
 import { streamMetrics } from '#execution/stream.js';
-import { REQUEST_TERMINAL, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { workflowRequests } from '#execution/workflow-requests.js';
 import { keys, ttlFromDate } from '#platform/table/keys.js';
 import { webhookNotices } from '#webhooks/index.js';
 import { chatsRepo } from '#workflows/chats-repository.js';
@@ -52,7 +53,7 @@ async function heldRun(v: { id: string; entry_node_ids: string[] }) {
   let held: NodeTask[] = [];
   const request = await startRequest(
     {
-      requests: workflowRequestsRepo(stack.table),
+      requests: workflowRequests(stack.table),
       versions: workflowsRepo(stack.table),
       chats: chatsRepo(stack.table),
       webhooks: webhookNotices(stack.table),
@@ -69,7 +70,7 @@ async function heldRun(v: { id: string; entry_node_ids: string[] }) {
 /** A request with one pending node that nothing will ever run: only what a test appends happens. */
 async function idleRequest(accountId = user.accountId, createdAt = new Date()) {
   const { id, nodeId, versionId, request, node } = pendingRequest(accountId, createdAt);
-  await workflowRequestsRepo(stack.table).create(request, [node]);
+  await workflowRequests(stack.table).create(request, [node]);
   return { id, nodeId, versionId, node };
 }
 
@@ -403,7 +404,7 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
         ['3', 'workflow_request'],
       ],
     );
-    const { seq } = await workflowRequestsRepo(stack.table).appendEvent(old.id, {
+    const { seq } = await workflowRequests(stack.table).appendEvent(old.id, {
       workflow_request: { id: old.id, status: 'failed', workflow_version_id: old.versionId },
     });
     await stream.waitClosed();
@@ -425,7 +426,7 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
 
   test('a finished request resumed past its terminal event gets the events after it, then its terminal state', async () => {
     const idle = await idleRequest();
-    const repo = workflowRequestsRepo(stack.table);
+    const repo = workflowRequests(stack.table);
     const stopped = await repo.transitionRequest(idle.id, ['pending'], { status: 'stopped', completed_at: new Date().toISOString() });
     const terminal = await repo.appendEvent(idle.id, { workflow_request: { id: idle.id, status: 'stopped', workflow_version_id: idle.versionId } });
     // A late node event, logged after the terminal one (a worker racing the stop).
@@ -445,7 +446,7 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
 
   test('an idle stream sends keepalives; a hole in the log is waited for, then skipped; polling cost stays bounded', async () => {
     const idle = await idleRequest();
-    const repo = workflowRequestsRepo(stack.table);
+    const repo = workflowRequests(stack.table);
     const stream = await rawListen(idle.id);
     await stream.waitData(2);
     assert.deepEqual(
@@ -507,7 +508,7 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
 
   test('the stream ends cleanly before its time limit, and a reconnect with Last-Event-ID continues', async () => {
     const idle = await idleRequest();
-    const repo = workflowRequestsRepo(stack.table);
+    const repo = workflowRequests(stack.table);
     const previous = process.env.STREAM_MAX_SECONDS;
     process.env.STREAM_MAX_SECONDS = '2';
     try {
@@ -543,7 +544,7 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
 
   test('polling cost per listener stays bounded while events flow to several listeners', async () => {
     const idle = await idleRequest();
-    const repo = workflowRequestsRepo(stack.table);
+    const repo = workflowRequests(stack.table);
     // Before the listeners open: reset forgets the open listeners' time too.
     streamMetrics.reset();
     const streams = await Promise.all([1, 2, 3].map(() => rawListen(idle.id)));
@@ -607,7 +608,7 @@ describe('GET /v1/workflow-requests/{id}/listen', () => {
 describe('the event log under concurrent writers (DynamoDB Local)', () => {
   test('writers racing for the same seqs never overlap: pages tile 1..N, each event once, each writer’s own in order', async () => {
     const idle = await idleRequest();
-    const repo = workflowRequestsRepo(stack.table);
+    const repo = workflowRequests(stack.table);
     const event = (writer: number, i: number) => ({ node_execution: { id: idle.node.id, node_id: idle.nodeId, status: 'in_progress', writer, i } });
     // Half of them start from a stale guess (seq 1), as a redelivered task's hint would be.
     const written = await Promise.all(

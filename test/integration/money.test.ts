@@ -10,7 +10,7 @@ import { usageMeter } from '#usage/index.js';
 import { type Json, jsonCaller } from '../helpers/api.js';
 import { startFaultProxy } from '../helpers/dynamodb-fault-proxy.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
-import { apiFor, createVersion, node, runVersion, settledTree, transform } from '../helpers/workflows.js';
+import { apiFor, createVersion, node, runVersion, settledTree, type TestNode, transform } from '../helpers/workflows.js';
 
 /**
  * Metering, usage windows and funding (decisions.md, Money) through the
@@ -237,6 +237,62 @@ describe('money', () => {
     const again = await post(user, '/v1/workflow-requests/run', { workflow_version_id: v.id, entry_node_ids: v.entry_node_ids });
     assert.equal(again.status, 429);
     assert.equal(again.headers.get('retry-after'), String(again.body.retry_after_seconds));
+  });
+
+  test('a node’s flat fee counts from the moment it settles: with one fee of 5-hour allowance, the second node fails usage_window_exceeded, inline and through the queue; with room, both run', async () => {
+    // Prepare: 100 microdollars of 5-hour allowance, one flat fee. Transforms call no model: their fees reach the windows
+    // only with the request's end, so only the fees the request's nodes settled so far can fill the window before it.
+    const chain = (retry?: Record<string, unknown>) => {
+      const [first, second] = [transform('first', '{"n": 1}'), transform('second', '{"n": 2}')].map((n) => (retry ? { ...n, retry } : n)) as [
+        TestNode,
+        TestNode,
+      ];
+      return { first, second, edges: [{ from: first.id, to: second.id }] };
+    };
+    for (const [path, retry] of [
+      // Inline: both in one worker invocation, the second checked right after the first settled (the check's windows read reused).
+      ['inline', undefined],
+      // Through the queue: a retry policy makes each a claimed node of its own invocation.
+      ['queued', { max_attempts: 2 }],
+    ] as const) {
+      const user = await signedUpUser(stack);
+      const api = apiFor(
+        () => stack.url,
+        () => user.token,
+      );
+      await admin()['account:set-limits']({ 'account-id': user.accountId, 'five-hour-usd': '0.0001' });
+      const { first, second, edges } = chain(retry);
+      const v = await createVersion(api, [first, second], edges);
+      // Act
+      const tree = await settledTree(api, await runVersion(api, v, {}));
+      // Assert
+      const [ran, refused] = [first, second].map((n) => tree.node_executions.find((e) => e.node_id === n.id) as Json) as [Json, Json];
+      assert.equal(ran.status, 'completed', path);
+      assert.equal(ran.usage.cost_micro_usd, 100, path);
+      assert.equal(refused.status, 'failed', `${path}: ${JSON.stringify(refused)}`);
+      assert.equal(refused.error.code, 'usage_window_exceeded', path);
+      assert.equal(refused.usage, null, `${path}: a node refused for its funding did not execute: it costs nothing`);
+      assert.equal(tree.workflow_request.status, 'failed', path);
+      assert.equal(tree.workflow_request.error?.code, 'usage_window_exceeded', path);
+      const usage = (await get(user, '/v2/usage')).body;
+      assert.equal(usage.mode, 'blocked', `${path}: the end recorded the one fee`);
+      assert.equal(usage.windows[0].used_percent, 100, path);
+
+      // The same request on an account with room (the plan's allowance) runs both nodes.
+      const roomy = await signedUpUser(stack);
+      const roomyApi = apiFor(
+        () => stack.url,
+        () => roomy.token,
+      );
+      const both = chain(retry);
+      const roomyTree = await settledTree(roomyApi, await runVersion(roomyApi, await createVersion(roomyApi, [both.first, both.second], both.edges), {}));
+      assert.equal(roomyTree.workflow_request.status, 'completed', `${path}: ${JSON.stringify(roomyTree)}`);
+      assert.deepEqual(
+        roomyTree.node_executions.map((e) => e.status),
+        ['completed', 'completed'],
+        path,
+      );
+    }
   });
 
   test('a window that fills during a run fails it at its next model turn with usage_window_exceeded', async () => {

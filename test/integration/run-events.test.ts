@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
@@ -8,7 +9,7 @@ import { keys } from '#platform/table/keys.js';
 import { RunsEvents } from '#runs/contracts/runs-events.js';
 import { type RunEventData, runEventId } from '#runs/events.js';
 import { isTerminal, type Run } from '#runs/model.js';
-import { runsRepo } from '#runs/runs-repository.js';
+import { runs } from '#runs/run-changes.js';
 import { type Json, jsonCaller, withoutTraceId } from '../helpers/api.js';
 import { runFixture } from '../helpers/run-fixture.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
@@ -43,7 +44,7 @@ const endOf = (page: RunEventData[]): End | undefined => {
 
 /** A run written as the service writes one: created with its first page of events, then one page per change. */
 async function runWith(pages: RunEventData[][], accountId = user.accountId) {
-  const repo = runsRepo(stack.table);
+  const repo = runs(stack.table);
   const at = new Date().toISOString();
   let run: Run = runFixture({
     id: newRunId(),
@@ -60,7 +61,10 @@ async function runWith(pages: RunEventData[][], accountId = user.accountId) {
   run = { ...run, event_seq: pages[0]!.length };
   const change = async (events: RunEventData[], end?: End) => {
     const set = end ? { status: end, completed_at: new Date().toISOString() } : {};
-    const changed = await repo.change(run, { set, from: [run.status], events });
+    const ends = end
+      ? { at: new Date(), costMicroUsd: 0, event: { id: randomUUID(), type: `run.${end}`, data: { id: run.id } }, releasesSlot: false }
+      : undefined;
+    const changed = await repo.change(run, { set, from: [run.status], events, ...(ends ? { ends } : {}) });
     assert.ok(changed, 'the change landed');
     run = changed;
   };

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { finishRequest } from '#execution/finish.js';
 import { enqueueNodeTasks } from '#execution/node-queue.js';
-import { workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { workflowRequests } from '#execution/workflow-requests.js';
 import { interactionsService } from '#interactions/index.js';
 import { webhookNotices } from '#webhooks/index.js';
 import { badListQueries, type Json, jsonCaller, withoutTraceId } from '../helpers/api.js';
@@ -324,7 +324,7 @@ describe('deliveries', () => {
     await vi.waitFor(async () => assert.equal((await get(`/v1/workflow-requests/${held}`)).body.status, 'waiting'), { timeout: 20_000, interval: 100 });
     const died = new Error('the process died after the end was committed');
     const dying = {
-      requests: workflowRequestsRepo(),
+      requests: workflowRequests(),
       interactions: interactionsService(),
       enqueue: enqueueNodeTasks,
       webhooks: { listening: webhookNotices().listening, announce: () => Promise.reject(died) },

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { QUEUES } from '#app/queues.js';
 import { NODE_TASKS_QUEUE } from '#execution/queues.js';
 import { MAX_OUTPUT_DEPTH } from '#execution/run-node.js';
-import { workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { workflowRequests } from '#execution/workflow-requests.js';
 import { JSON_MAX_DEPTH } from '#platform/config/limits.js';
 import { keys } from '#platform/table/keys.js';
 import { pendingRequest } from '../helpers/pending-request.js';
@@ -205,7 +205,7 @@ describe('workflow execution on SQS workers', () => {
   test('a worker that died mid-node is retried by redelivery: the node runs again once its lease is over', async () => {
     const a = transform('a', '"ran"');
     const v = await version([a], []);
-    const repo = workflowRequestsRepo(stack.table);
+    const repo = workflowRequests(stack.table);
     // Prepare: a request whose only node looks claimed by a worker that died (lease already expired).
     const id = await run(v);
     await settled(id);
@@ -219,7 +219,7 @@ describe('workflow execution on SQS workers', () => {
   });
 
   test('a message that keeps failing reaches the DLQ, which marks its node and request failed', async () => {
-    const repo = workflowRequestsRepo(stack.table);
+    const repo = workflowRequests(stack.table);
     // Prepare: a request whose version does not exist, so every delivery throws.
     const { id, nodeId, request, node } = pendingRequest(user.accountId);
     await repo.create(request, [node]);

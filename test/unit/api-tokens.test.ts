@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
-import type { Account } from '#accounts/accounts-repository.js';
 import { accountIdOfToken, assertMayMint, effectiveDurationMinutes, formatToken, mintToken, revokeToken, tokenHash } from '#accounts/api-tokens.js';
-import type { StoredToken, TokensRepo } from '#accounts/tokens-repository.js';
+import type { Account, StoredToken } from '#accounts/model.js';
+import type { TokensRepo } from '#accounts/tokens-repository.js';
 import { ForbiddenError, NotFoundError } from '#platform/errors.js';
 import { STATUS_OF } from '#platform/http/problem.js';
 

@@ -2,8 +2,19 @@ import assert from 'node:assert/strict';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, test } from 'vitest';
 import { activityRepo, activityUpdate, dailyActivity } from '#billing/activity-repository.js';
-import { BLOCK_SIZE, blockOf, type ComboCounts, type LedgerEntry } from '#billing/ledger-repository.js';
-import { ALL_COMBOS, type Combo, comboOf, searchTextOf, TRANSACTION_STATUSES, TRANSACTION_TYPES, utcDay } from '#billing/model.js';
+import {
+  ALL_COMBOS,
+  BLOCK_SIZE,
+  blockOf,
+  type Combo,
+  type ComboCounts,
+  comboOf,
+  type LedgerEntry,
+  searchTextOf,
+  TRANSACTION_STATUSES,
+  TRANSACTION_TYPES,
+  utcDay,
+} from '#billing/model.js';
 import { filtersOf, type LedgerReads, listTransactions, MAX_SCANNED, microAtLeast, microAtMost, type TransactionFilters } from '#billing/transactions.js';
 import { InvalidParameterError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
@@ -243,16 +254,22 @@ describe('query values', () => {
 
 describe('daily activity', () => {
   test('activityUpdate: ADD the counts given, the date and owner only if absent, on the day item', () => {
-    assert.deepEqual(activityUpdate('t', 'acc', '2026-02-28', { requests: 1, cost_micro_usd: 250, nodes: 0 }), {
-      Update: {
-        TableName: 't',
-        Key: keys.activityDay('acc', '2026-02-28'),
-        UpdateExpression:
-          'SET #date = if_not_exists(#date, :date), account_id = if_not_exists(account_id, :account), entity = if_not_exists(entity, :entity) ADD #cost_micro_usd :cost_micro_usd, #requests :requests',
-        ExpressionAttributeNames: { '#date': 'date', '#cost_micro_usd': 'cost_micro_usd', '#requests': 'request_count' },
-        ExpressionAttributeValues: { ':date': '2026-02-28', ':account': 'acc', ':entity': 'activity_day', ':cost_micro_usd': 250, ':requests': 1 },
-      },
-    });
+    const { Update } = activityUpdate('t', 'acc', '2026-02-28', { requests: 1, cost_micro_usd: 250, nodes: 0 });
+    assert.deepEqual([Update?.TableName, Update?.Key, Update?.ConditionExpression], ['t', keys.activityDay('acc', '2026-02-28'), undefined]);
+    // What the expression means, by attribute: `#a :v` terms after ADD, `#a = if_not_exists(#a, :v)` ones before it.
+    const names = Update?.ExpressionAttributeNames ?? {};
+    const values = Update?.ExpressionAttributeValues ?? {};
+    const [set, add] = Update!.UpdateExpression!.split(' ADD ');
+    const added = Object.fromEntries(
+      add!
+        .split(', ')
+        .map((term) => term.split(' ') as [string, string])
+        .map(([n, v]) => [names[n], values[v]]),
+    );
+    const ifAbsent = Object.fromEntries([...set!.matchAll(/(#\w+) = if_not_exists\(\1, (:\w+)\)/g)].map(([, n, v]) => [names[n!], values[v!]]));
+    assert.deepEqual(added, { cost_micro_usd: 250, request_count: 1 });
+    assert.deepEqual(ifAbsent, { date: '2026-02-28', account_id: 'acc', entity: 'activity_day' });
+    assert.equal(set!.replace(/(#\w+) = if_not_exists\(\1, :\w+\)(, )?/g, ''), 'SET ', 'the SET holds nothing but the if-absent attributes');
     assert.throws(() => activityUpdate('t', 'acc', '2026-02-30', { requests: 1 }), RangeError);
     assert.throws(() => activityUpdate('t', 'acc', '2026-02-28', {}), RangeError);
     assert.throws(() => activityUpdate('t', 'acc', '2026-02-28', { runs: -1 }), RangeError);

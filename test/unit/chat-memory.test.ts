@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, test } from 'vitest';
 import { type ChatMemoryDeps, chatMemoryPage } from '#memory/chat-memory.js';
-import type { MemoryMessage } from '#memory/memory-repository.js';
+import type { MemoryMessage } from '#memory/model.js';
 import { CHAT_ID_MAX_LENGTH, MemoryQuery } from '#memory/schemas.js';
 import { CursorInvalidError, type DomainError, InvalidParameterError, NotFoundError } from '#platform/errors.js';
 import { parseQuery } from '#platform/http/parse.js';

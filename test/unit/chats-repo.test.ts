@@ -5,7 +5,8 @@ import { beforeEach, describe, test } from 'vitest';
 import { ConflictError } from '#platform/errors.js';
 import { STATUS_OF } from '#platform/http/problem.js';
 import { keys } from '#platform/table/keys.js';
-import { type Chat, chatsRepo } from '#workflows/chats-repository.js';
+import { chatsRepo } from '#workflows/chats-repository.js';
+import type { Chat } from '#workflows/model.js';
 import { conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 
 const { mock, table } = mockedDynamoDb();

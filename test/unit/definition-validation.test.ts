@@ -3,9 +3,10 @@ import { describe, test } from 'vitest';
 import { NotFoundError, ValidationError } from '#platform/errors.js';
 import { STATUS_OF } from '#platform/http/problem.js';
 import { checkDefinition } from '#workflows/definition-validation.js';
+import type { WorkflowVersion } from '#workflows/model.js';
 import { WorkflowDefinitionInput } from '#workflows/schemas/workflow-definition.js';
 import { createVersion } from '#workflows/workflow-versions.js';
-import type { WorkflowsRepo, WorkflowVersion } from '#workflows/workflows-repository.js';
+import type { WorkflowsRepo } from '#workflows/workflows-repository.js';
 
 const ID = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`;
 

@@ -320,6 +320,19 @@ describe('finish', () => {
     assert.equal(engine.store.requests.get(request.id)?.status, 'failed');
   });
 
+  test('the events a dead-lettered task carried (handed on by its sender) are logged before its node fails', async () => {
+    const engine = fakeEngine(definitionOf([['a', 'transform']]));
+    const request = await run(engine);
+    const carried = { node_execution: { id: 'x-a', node_id: 'a', status: 'completed', attempt_count: 1 } };
+    const before = engine.store.events.length;
+
+    await failDeadLetteredTask({ request_id: request.id, node_id: 'a', seq: 2, events: { since: Date.now(), data: [carried] } }, engine.deps);
+
+    const logged = engine.store.events.slice(before).map((e) => e.data);
+    assert.deepEqual(logged[0], carried, 'the carried events come first');
+    assert.equal(engine.store.requests.get(request.id)?.status, 'failed');
+  });
+
   test('a dead-lettered ready task whose node was never written fails it all the same (its item is created failed)', async () => {
     const engine = fakeEngine(
       definitionOf(

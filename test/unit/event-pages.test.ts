@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
-import { pageEvents } from '#events/pages.js';
+import { EVENT_PAGE_BYTES, pageEvents } from '#events/pages.js';
 import { requestEventsReader } from '#execution/request-events.js';
-import { EVENT_PAGE_BYTES, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
 import { keys } from '#platform/table/keys.js';
 import { conditionFailed, mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
@@ -67,6 +67,65 @@ describe('event log pages', () => {
     await workflowRequestsRepo(table).appendEvents(id, [{ workflow_request: { id } }], 4);
     assert.equal(mock.commandCalls(QueryCommand).length, 0);
     assert.equal(puts()[0]!.Item!.sk, keys.requestEvent(id, 4).sk);
+  });
+
+  test('with an identity, a put refused at the expected seq reads the log from there and leaves out what another delivery logged', async () => {
+    // Prepare: seq 5 on holds a's two events (logged by an earlier delivery of the task that hands them on) and another writer's.
+    const id = randomUUID();
+    const node = (status: string) => ({ node_execution: { id: 'a', status, attempt_count: 1 } });
+    mock
+      .on(QueryCommand, { ScanIndexForward: true })
+      .resolves({
+        Items: [
+          {
+            ...page(id, [5, 6, 7]),
+            events: [5, 6, 7].map((seq, i) => ({
+              seq,
+              created_at: 't',
+              data: [node('in_progress'), node('completed'), { workflow_request: { id, status: 'x' } }][i],
+            })),
+          },
+        ],
+      })
+      .on(QueryCommand, { ScanIndexForward: false })
+      .resolves({ Items: [{ last_seq: 7 }] });
+    mock.on(PutCommand).rejectsOnce(conditionFailed()).resolves({});
+    // Act: the same two events and one of this delivery's own.
+    const events = await workflowRequestsRepo(table).appendEvents(
+      id,
+      [node('in_progress'), node('completed'), { node_execution: { id: 'b', status: 'in_progress', attempt_count: 1 } }],
+      5,
+      {
+        identity: (d) => JSON.stringify(d),
+      },
+    );
+    // Assert: only the new one, after the log's end.
+    assert.deepEqual(
+      events.map((e) => [e.seq, e.data.node_execution?.id]),
+      [[8, 'b']],
+    );
+    assert.deepEqual(
+      puts().map((p) => [p.Item!.first_seq, pageEvents(p.Item!).length]),
+      [
+        [5, 3],
+        [8, 1],
+      ],
+    );
+  });
+
+  test('with an identity, events all logged already are not logged again; a put that lands at the expected seq reads nothing', async () => {
+    const id = randomUUID();
+    const done = { node_execution: { id: 'a', status: 'completed', attempt_count: 1 } };
+    mock.on(QueryCommand).resolves({ Items: [{ ...page(id, [3]), events: [{ seq: 3, created_at: 't', data: done }] }] });
+    mock.on(PutCommand).rejectsOnce(conditionFailed()).resolves({});
+    const identity = (d: unknown) => JSON.stringify(d);
+    assert.deepEqual(await workflowRequestsRepo(table).appendEvents(id, [done], 3, { identity }), []);
+    assert.equal(puts().length, 1);
+
+    mock.reset();
+    mock.on(PutCommand).resolves({});
+    await workflowRequestsRepo(table).appendEvents(id, [done], 3, { identity });
+    assert.equal(mock.commandCalls(QueryCommand).length, 0);
   });
 
   test('pages never exceed the page size: big events get pages of their own', async () => {

@@ -3,7 +3,8 @@ import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sd
 import { beforeEach, describe, test } from 'vitest';
 import { createHarness } from '#harnesses/create-harness.js';
 import { HarnessFilesInvalidError } from '#harnesses/errors.js';
-import { HARNESS_ID, type Harness, harnessesRepo } from '#harnesses/harnesses-repository.js';
+import { harnessesRepo } from '#harnesses/harnesses-repository.js';
+import { HARNESS_ID, type Harness } from '#harnesses/model.js';
 import { ConflictError } from '#platform/errors.js';
 import { newHarnessId } from '#platform/ids.js';
 import { keys } from '#platform/table/keys.js';

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
-import { type Interaction, interactionsRepo } from '#interactions/interactions-repository.js';
+import { interactionsRepo } from '#interactions/interactions-repository.js';
+import type { Interaction } from '#interactions/model.js';
 import { keys } from '#platform/table/keys.js';
 import { conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 

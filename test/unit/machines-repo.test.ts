@@ -4,7 +4,8 @@ import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dyn
 import { beforeEach, describe, test } from 'vitest';
 import { MachineBusyError, MachineLimitReachedError } from '#machines/errors.js';
 import { createMachine, machineLimit, machineStatus, machineView } from '#machines/machines.js';
-import { type Machine, machinesRepo } from '#machines/machines-repository.js';
+import { machinesRepo } from '#machines/machines-repository.js';
+import type { Machine } from '#machines/model.js';
 import { MACHINE_MEMORY_MB, MACHINE_SIZES } from '#machines/sizes.js';
 import { PLANS } from '#platform/config/plans.js';
 import { ConflictError, DomainError, NotFoundError, UnavailableError } from '#platform/errors.js';

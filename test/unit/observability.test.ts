@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, test, vi } from 'vitest';
+import * as z from 'zod/mini';
 import { formatToken } from '#accounts/api-tokens.js';
 import { bearerAuth } from '#accounts/bearer-auth.js';
 import type { TokensRepo } from '#accounts/tokens-repository.js';
@@ -24,6 +25,9 @@ const lambdaContext = (awsRequestId: string) =>
 const route = { method: 'POST', path: '/v2/x', handler: 'test.ts', table: 'none', undocumented: 'a test' } as const;
 const PUBLIC = defineEndpoint({ ...route, id: 'TestPublic', auth: 'none' });
 const BEARER = defineEndpoint({ ...route, id: 'TestBearer', auth: 'bearer' });
+
+/** A queue whose every JSON object is a message. */
+const ANY_MESSAGE = { kind: 'test message', schema: z.looseObject({}) };
 
 type LogLine = Record<string, unknown>;
 const logLines = async (fn: () => Promise<unknown>): Promise<LogLine[]> =>
@@ -87,13 +91,13 @@ describe('log lines', () => {
 
   test('each record of a batch logs with its own message id, though the records run at the same time', async () => {
     const record = (messageId: string, delayMs: number) => ({ messageId, body: JSON.stringify({ delayMs }) }) as SQSRecord;
-    const worker = queueWorker(async (r) => {
+    const worker = queueWorker({ kind: 'test message', schema: z.looseObject({ delayMs: z.number() }) }, async ({ delayMs }) => {
       logger().info('received');
-      await sleep((JSON.parse(r.body) as { delayMs: number }).delayMs);
+      await sleep(delayMs);
       logger().info('done');
     });
 
-    const lines = await logLines(() => worker({ Records: [record('m-1', 20), record('m-2', 1)] } as SQSEvent, lambdaContext('l-4')));
+    const lines = await logLines(() => worker({ Records: [record('m-1', 100), record('m-2', 1)] } as SQSEvent, lambdaContext('l-4')));
 
     assert.deepEqual(
       lines.map((line) => `${line.message} ${line.request_id} ${line.function_request_id}`),
@@ -103,7 +107,7 @@ describe('log lines', () => {
 
   test('a record whose message names its account logs with that account; one that names none, without', async () => {
     const record = (messageId: string, body: unknown) => ({ messageId, body: JSON.stringify(body) }) as SQSRecord;
-    const worker = queueWorker(async () => logger().info('seen'));
+    const worker = queueWorker(ANY_MESSAGE, async () => logger().info('seen'));
 
     const lines = await logLines(() =>
       worker({ Records: [record('m-5', { account_id: 'acc-5' }), record('m-6', { run_id: 'r' })] } as SQSEvent, lambdaContext('l-5')),
@@ -182,7 +186,7 @@ describe('metrics', () => {
     const answered = await writtenLines(async () => assert.equal((await failing(event(), lambdaContext('l-5'))).statusCode, 500));
     assert.equal(answered.map((line) => JSON.parse(line) as EmfDocument).filter((line) => line.WorkflowRequestsStarted === 1).length, 1);
 
-    const worker = queueWorker(async (r) => {
+    const worker = queueWorker(ANY_MESSAGE, async (_message, r) => {
       countMetric(METRIC.nodeExecutions, { status: 'completed' });
       if (r.messageId === 'm-bad') throw new Error('bad record');
     });

@@ -10,7 +10,7 @@ import { bearerAuth } from '#accounts/bearer-auth.js';
 import { acquireSlot, CONCURRENCY_RETRY_AFTER_SECONDS, concurrencyRefusal, refusedSlot, releaseSlot } from '#accounts/index.js';
 import { type RateLimiter, requestRateLimiter, resizedLog } from '#accounts/rate-limiter.js';
 import type { TokensRepo } from '#accounts/tokens-repository.js';
-import { workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { workflowRequests } from '#execution/workflow-requests.js';
 import { limitsInForce, PLANS, RATE_WINDOW_MS } from '#platform/config/plans.js';
 import { type DomainError, RateLimitedError } from '#platform/errors.js';
 import { defineEndpoint } from '#platform/http/contract.js';
@@ -165,7 +165,7 @@ describe('concurrency slots (lib/accounts/concurrency.ts)', () => {
     assert.ok(isRateLimited(CONCURRENCY_RETRY_AFTER_SECONDS)(concurrencyRefusal(10)));
   });
 
-  const repo = workflowRequestsRepo(table);
+  const repo = workflowRequests(table);
 
   test('a root request takes a slot in its creating transaction and says so on its item', async () => {
     mock.on(TransactWriteCommand).resolves({});
@@ -185,7 +185,7 @@ describe('concurrency slots (lib/accounts/concurrency.ts)', () => {
     mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None', 'None'));
     await assert.rejects(
       repo.create(pendingRequest(accountId).request, [], [], 1),
-      (e: Error) => e.name === 'TransactionCanceledException',
+      { code: 'workflow_request_exists' },
       'a taken id is not a refusal of the ceiling',
     );
     mock.reset();

@@ -2,13 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
-import { releaseSlot } from '#accounts/index.js';
-import { ENTRY_ITEM_COUNT } from '#billing/index.js';
 import { pageEvents } from '#events/pages.js';
 import { keys } from '#platform/table/keys.js';
 import { RUN_EVENT_RETENTION_SECONDS, type RunEventData } from '#runs/events.js';
 import type { Run } from '#runs/model.js';
-import { runDebitId } from '#runs/run-money.js';
 import { runsRepo } from '#runs/runs-repository.js';
 import { cancelled, conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 import { runFixture } from '../helpers/run-fixture.js';
@@ -90,22 +87,19 @@ describe('create', () => {
   });
 });
 
-describe('change', () => {
-  const events: RunEventData[] = [status('cancelled')];
-
-  test('one transaction: the guarded update, the page of its events at the next seq, then the extra items; the run as changed', async () => {
-    mock.on(TransactWriteCommand).resolves({});
+describe('changeItems', () => {
+  test('the guarded update, the page of its events at the next seq, then the extra items; changed is the run as they leave it', () => {
     const run = runOf({ event_seq: 4 });
     const extra = repo.queueEntryDelete(run.machine_id, '1#x');
-    const changed = await repo.change(run, {
-      set: { status: 'completed', output: 'done' },
-      from: ['running'],
+    const change = {
+      set: { status: 'completed' as const, output: 'done' },
+      from: ['running' as const],
       leaseOwner: 'worker-1',
-      events: [{ type: 'message', data: { role: 'assistant', text: 'done' } }, status('completed')],
+      events: [{ type: 'message', data: { role: 'assistant', text: 'done' } }, status('completed')] as RunEventData[],
       items: [extra],
-    });
-    assert.deepEqual(changed, { ...run, status: 'completed', output: 'done', event_seq: 6 });
-    const [[update, page, item, ...rest]] = transactions() as [NonNullable<ReturnType<typeof transactions>[number]>];
+    };
+    const [update, page, item, ...rest] = repo.changeItems(run, change);
+    assert.deepEqual(repo.changed(run, change), { ...run, status: 'completed', output: 'done', event_seq: 6 });
     assert.equal(rest.length, 0);
     assert.deepEqual(update?.Update?.Key, keys.run(run.id));
     assert.equal(update?.Update?.UpdateExpression, 'SET #status = :status, #output = :output, #event_seq = :event_seq');
@@ -124,82 +118,14 @@ describe('change', () => {
     assert.deepEqual(item, extra);
   });
 
-  test('a change that waits for an interaction is conditioned on it; one without events writes no page', async () => {
-    mock.on(TransactWriteCommand).resolves({});
+  test('a change that waits for an interaction is conditioned on it; one without events writes no page', () => {
     const run = runOf({ status: 'waiting', wait: { interaction_id: 'i-1', type: 'answer', turn: 0, call: 0 } });
-    await repo.change(run, { set: { wait: null }, from: ['waiting', 'queued'], waitingFor: 'i-1', events: [] });
-    const [[update, ...rest]] = transactions() as [NonNullable<ReturnType<typeof transactions>[number]>];
+    const [update, ...rest] = repo.changeItems(run, { set: { wait: null }, from: ['waiting', 'queued'], waitingFor: 'i-1', events: [] });
     assert.equal(rest.length, 0);
     assert.equal(update?.Update?.ConditionExpression, '#status IN (:from0, :from1) AND event_seq = :seen_seq AND #wait.interaction_id = :waiting_for');
     assert.equal(update?.Update?.ExpressionAttributeNames?.['#wait'], 'wait');
     assert.equal(update?.Update?.ExpressionAttributeValues?.[':waiting_for'], 'i-1');
     assert.equal(update?.Update?.ExpressionAttributeValues?.[':event_seq'], run.event_seq);
-  });
-
-  test('a condition refused anywhere in the transaction, or a colliding transaction, is undefined: the caller reads again', async () => {
-    for (const reasons of [
-      ['ConditionalCheckFailed', 'None'],
-      ['None', 'ConditionalCheckFailed', 'None'],
-      ['TransactionConflict', 'None'],
-    ]) {
-      mock.reset();
-      mock.on(TransactWriteCommand).rejects(cancelled(...reasons));
-      assert.equal(await repo.change(runOf(), { set: { status: 'cancelled' }, from: ['running'], events }), undefined, reasons.join());
-    }
-  });
-
-  test('the change that ends a run with extra-funded usage writes its one debit first in the same transaction; other changes write none', async () => {
-    mock.on(GetCommand, { Key: keys.transactionTotals(ACCOUNT) }).resolves({ Item: { seq: 3 } });
-    mock.on(GetCommand, { Key: keys.account(ACCOUNT) }).resolves({ Item: { balance_micro_usd: 1_000 } });
-    mock.on(TransactWriteCommand).resolves({});
-    const run = runOf({ extra_micro_usd: 250 });
-    await repo.change(run, { set: { wait: null }, from: ['running'], events: [] });
-    await repo.change(run, { set: { status: 'completed' }, from: ['running'], events: [status('completed')] });
-    const [unpaid, ending] = transactions();
-    assert.equal(unpaid!.length, 1);
-    assert.equal(ending!.length, ENTRY_ITEM_COUNT + 2);
-    const debit = ending!.map((item) => item.Put?.Item).find((item) => item?.entity === 'transaction')!;
-    assert.deepEqual([debit.id, debit.amount, debit.status, debit.metadata], [runDebitId(run.id), 250, 'completed', { run_id: run.id }]);
-    assert.deepEqual(ending![ENTRY_ITEM_COUNT]!.Update?.Key, keys.run(run.id));
-  });
-
-  test('an ending change refused by the run’s own condition is undefined even though its debit’s id is taken (the end that won wrote it)', async () => {
-    mock.on(GetCommand, { Key: keys.transactionTotals(ACCOUNT) }).resolves({ Item: { seq: 3 } });
-    mock.on(GetCommand, { Key: keys.account(ACCOUNT) }).resolves({ Item: { balance_micro_usd: 1_000 } });
-    const reasons = Array.from({ length: ENTRY_ITEM_COUNT + 2 }, () => 'None');
-    reasons[1] = 'ConditionalCheckFailed';
-    reasons[ENTRY_ITEM_COUNT] = 'ConditionalCheckFailed';
-    mock.on(TransactWriteCommand).rejects(cancelled(...reasons));
-    const ended = await repo.change(runOf({ extra_micro_usd: 250 }), { set: { status: 'cancelled' }, from: ['running'], events });
-    assert.equal(ended, undefined);
-    assert.equal(transactions().length, 1);
-  });
-
-  test('an end whose slot the counter refuses (already 0, set by hand) ends without it; a refusal of anything else is still a refusal', async () => {
-    const release = releaseSlot('t', ACCOUNT);
-    mock
-      .on(TransactWriteCommand)
-      .rejectsOnce(cancelled('None', 'None', 'ConditionalCheckFailed'))
-      .resolves({});
-    const ended = await repo.change(runOf(), { set: { status: 'completed' }, from: ['running'], events, releasesSlot: release });
-    assert.equal(ended?.status, 'completed');
-    const [first, second] = transactions();
-    assert.deepEqual(first!.at(-1), release);
-    assert.equal(second!.length, 2);
-    assert.ok(!second!.some((item) => JSON.stringify(item) === JSON.stringify(release)));
-
-    mock.reset();
-    mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None', 'ConditionalCheckFailed'));
-    assert.equal(await repo.change(runOf(), { set: { status: 'completed' }, from: ['running'], events, releasesSlot: release }), undefined);
-    assert.equal(transactions().length, 1);
-  });
-
-  test('any other failure propagates unchanged', async () => {
-    for (const error of [throttled(), cancelled('ValidationError', 'None')]) {
-      mock.reset();
-      mock.on(TransactWriteCommand).rejects(error);
-      await assert.rejects(repo.change(runOf(), { set: { status: 'cancelled' }, from: ['running'], events }), (e) => e === error);
-    }
   });
 });
 
@@ -254,14 +180,17 @@ describe('the lease', () => {
 });
 
 describe('steps', () => {
-  test('every step of the run’s partition, consistently, page after page', async () => {
+  test('every step of the run’s partition, consistently, page after page, without the table’s attributes', async () => {
     const turn = { ...keys.runStep(RUN_ID, 0), entity: 'run_step', turn: 0, content: '', tool_calls: [] };
     const result = { ...keys.runStep(RUN_ID, 0, 0), entity: 'run_step', turn: 0, call: 0, text: 'x' };
     mock
       .on(QueryCommand)
       .resolvesOnce({ Items: [turn], LastEvaluatedKey: { pk: turn.pk, sk: turn.sk } })
       .resolvesOnce({ Items: [result] });
-    assert.deepEqual(await repo.steps(RUN_ID), [turn, result]);
+    assert.deepEqual(await repo.steps(RUN_ID), [
+      { turn: 0, content: '', tool_calls: [] },
+      { turn: 0, call: 0, text: 'x' },
+    ]);
     const [first, second] = mock.commandCalls(QueryCommand).map((c) => c.args[0].input);
     assert.equal(first?.KeyConditionExpression, 'pk = :pk AND begins_with(sk, :prefix)');
     assert.deepEqual(first?.ExpressionAttributeValues, { ':pk': keys.runStepPrefix(RUN_ID).pk, ':prefix': keys.runStepPrefix(RUN_ID).skPrefix });

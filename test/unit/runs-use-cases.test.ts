@@ -12,13 +12,14 @@ import { STATUS_OF } from '#platform/http/problem.js';
 import { keys } from '#platform/table/keys.js';
 import type { TransactItem } from '#platform/table/transactions.js';
 import { CONTINUE_MARGIN_MS, type LoopContext, type LoopDeps, runLoop } from '#runs/agent-loop.js';
-import { cancelRun, endRun } from '#runs/cancel-run.js';
 import { type CreateRunDeps, createRun } from '#runs/create-run.js';
+import { cancelRun, endRun } from '#runs/end-run.js';
 import type { RunEventData } from '#runs/events.js';
 import { keepLease, LEASE_MS, RunStopped, takeLease, WATCH_MS, watched } from '#runs/lease.js';
-import type { Run } from '#runs/model.js';
+import type { Run, StepItem } from '#runs/model.js';
 import { ABSENT_PAUSES_MS, moveRun } from '#runs/move-run.js';
-import { type RunChange, type RunsRepo, runsRepo, type StepItem } from '#runs/runs-repository.js';
+import type { RunChange, Runs } from '#runs/run-changes.js';
+import { runsRepo } from '#runs/runs-repository.js';
 import type { CreateRunInput } from '#runs/schemas.js';
 import type { UsageFailure } from '#usage/index.js';
 import type { Chat } from '#workflows/index.js';
@@ -146,7 +147,7 @@ function world() {
       return put?.entity === 'run_step' && steps.has(`${put.pk}|${put.sk}`);
     });
 
-  const repo: RunsRepo = {
+  const repo: Runs = {
     get: async (id) => clone(runs.get(id)),
     getOwned: async (accountId, id) => (runs.get(id)?.account_id === accountId ? clone(runs.get(id)) : undefined),
     async create(run, first, items) {
@@ -161,9 +162,12 @@ function world() {
       applyItems(items);
       return true;
     },
-    async createOrRefusal(run, first, items) {
-      return (await this.create(run, first, items)) || new Error('refused');
+    async start(run, first, items) {
+      return (await this.create(run, first, items)) ? 'started' : 'refused';
     },
+    createItems: builders.createItems,
+    changeItems: builders.changeItems,
+    changed: builders.changed,
     async change(run: Run, change: RunChange) {
       const stored = runs.get(run.id);
       const allowed =
@@ -182,7 +186,10 @@ function world() {
       runs.set(run.id, { ...stored, ...clone(change.set), event_seq } as Run);
       events.get(run.id)!.push(...clone(change.events));
       applyItems(change.items ?? []);
-      return { ...run, ...change.set, event_seq } as Run;
+      const changed = { ...run, ...change.set, event_seq } as Run;
+      // What follows the commit runs once it happened, as settlement runs it.
+      await change.afterCommit?.(clone(changed));
+      return changed;
     },
     async takeLease(runId, owner, until, now) {
       const run = runs.get(runId);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
-import type { AccountsRepo, AccountWithSecret } from '#accounts/accounts-repository.js';
+import type { AccountsRepo } from '#accounts/accounts-repository.js';
+import type { AccountWithSecret } from '#accounts/model.js';
 import type { RateLimiter } from '#accounts/rate-limiter.js';
 import { accountOfSession, cookieValue, login, logout, sessionCookie } from '#accounts/sessions.js';
 import type { SessionsRepo } from '#accounts/sessions-repository.js';

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { nextPollDelay, parseLastEventId, planStart, sequenceEvents, streamDeadline, streamMaxSeconds } from '#events/log.js';
+import type { NodeExecution, RequestEvent, WorkflowRequest } from '#execution/model.js';
 import { requestEventsReader } from '#execution/request-events.js';
 import {
   eventPayload,
@@ -14,7 +15,6 @@ import {
   snapshotSettled,
   streamMetrics,
 } from '#execution/stream.js';
-import type { NodeExecution, RequestEvent, WorkflowRequest } from '#execution/workflow-requests-repository.js';
 import { jsonFrame, KEEPALIVE_FRAME, sseFrame } from '#platform/http/streaming.js';
 import { keys } from '#platform/table/keys.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';

@@ -3,17 +3,21 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { releaseSlot } from '#accounts/index.js';
+import { billing } from '#billing/index.js';
 import { pageEvents } from '#events/pages.js';
 import { EventBuffer } from '#execution/emit.js';
 import { finishRequest } from '#execution/finish.js';
-import { type WorkflowRequest, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import type { WorkflowRequest } from '#execution/model.js';
+import { workflowRequests } from '#execution/workflow-requests.js';
 import { type Machine, machineOccupancy } from '#machines/index.js';
 import { keys } from '#platform/table/keys.js';
 import type { TransactItem } from '#platform/table/transactions.js';
-import { type EndDeps, endRun } from '#runs/cancel-run.js';
+import { type EndDeps, endRun } from '#runs/end-run.js';
 import type { RunEventData } from '#runs/events.js';
 import type { Run } from '#runs/model.js';
+import { runs } from '#runs/run-changes.js';
 import { runsRepo } from '#runs/runs-repository.js';
+import { settlements } from '#settlement/index.js';
 import { cancelled, mockedDynamoDb, nestedTooDeep, throttled } from '../helpers/dynamodb-mock.js';
 import { runFixture } from '../helpers/run-fixture.js';
 
@@ -64,7 +68,7 @@ describe('a run whose end DynamoDB refuses for what it holds', () => {
       created_at: NOW.toISOString(),
     };
     const endDeps: EndDeps = {
-      runs: runsRepo(table, meter),
+      runs: runs(table, settlements(table, { meter, wallet: billing(table) })),
       machines: {
         get: async () => {
           told.machineLooks++;
@@ -224,7 +228,7 @@ describe('a workflow request whose end DynamoDB refuses for what it holds', () =
     const announced: string[] = [];
     const events = new EventBuffer();
     const deps = {
-      requests: workflowRequestsRepo(table, meter),
+      requests: workflowRequests(table, settlements(table, { meter, wallet: billing(table) })),
       interactions: null,
       enqueue: async () => undefined,
       events,

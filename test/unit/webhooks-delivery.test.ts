@@ -7,10 +7,9 @@ import { ValidationError } from '#platform/errors.js';
 import { Failure } from '#platform/failure.js';
 import { deriveWebhookSecret } from '#platform/secrets/service-key.js';
 import { processDelivery } from '#webhooks/deliver.js';
-import type { AttemptRecord } from '#webhooks/deliveries-repository.js';
 import type { DeliveryMessage } from '#webhooks/delivery-messages.js';
 import { checkEndpointUrl } from '#webhooks/endpoint-url.js';
-import type { WebhookDelivery, WebhookEndpoint } from '#webhooks/model.js';
+import type { AttemptRecord, WebhookDelivery, WebhookEndpoint } from '#webhooks/model.js';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, nextAttemptAt, retrySchedule, sqsDelaySeconds } from '#webhooks/schedule.js';
 import { EVENT_FIXTURE, endpointFixture } from '../helpers/webhook-fixtures.js';
 

@@ -2,14 +2,22 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, test, vi } from 'vitest';
-import { activityUpdate } from '#billing/index.js';
+import { activityUpdate, billing } from '#billing/index.js';
+import type { NodeExecution, WorkflowRequest } from '#execution/model.js';
 import { blockedNode, nodeExecutionId } from '#execution/node-skeleton.js';
-import { EVENT_RETENTION_SECONDS, type NodeExecution, type WorkflowRequest, workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
+import { EVENT_RETENTION_SECONDS } from '#execution/request-log.js';
+import { workflowRequests } from '#execution/workflow-requests.js';
+import { workflowRequestsRepo } from '#execution/workflow-requests-repository.js';
 import { keys } from '#platform/table/keys.js';
+import { settlements } from '#settlement/index.js';
+import type { UsageMeter } from '#usage/index.js';
 import { cancelled, conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 
 const { mock, table } = mockedDynamoDb();
 const repo = workflowRequestsRepo(table);
+/** The requests as the engine changes them, their settlement recording with `record`. */
+const store = (record: UsageMeter['record'] = async () => assert.fail('nothing is recorded')) =>
+  workflowRequests(table, settlements(table, { meter: { record }, wallet: billing(table) }));
 
 const accountId = randomUUID();
 const requestId = randomUUID();
@@ -32,7 +40,7 @@ describe('create', () => {
   test('puts the request with its index entry only if absent, counted in its day, in one transaction; then every node execution', async () => {
     mock.on(TransactWriteCommand).resolves({});
     mock.on(BatchWriteCommand).resolves({});
-    await repo.create(request, [node('a'), node('b')]);
+    await store().create(request, [node('a'), node('b')]);
     const [put, activity, ...rest] = transactItems();
     assert.deepEqual(put!.Put!.Item, {
       ...keys.workflowRequest(requestId),
@@ -51,7 +59,7 @@ describe('create', () => {
   test('the nodes left unwritten are listed in one skeleton item under the node prefix', async () => {
     mock.on(TransactWriteCommand).resolves({});
     mock.on(BatchWriteCommand).resolves({});
-    await repo.create({ ...request, workflow_version_id: 'v1' }, [node('a')], [{ node_id: 'b', node_type: 'http', parent_count: 1 }]);
+    await store().create({ ...request, workflow_version_id: 'v1' }, [node('a')], [{ node_id: 'b', node_type: 'http', parent_count: 1 }]);
     const items = mock.commandCalls(BatchWriteCommand)[0]!.args[0].input.RequestItems!.t!.map((r) => r.PutRequest!.Item!);
     assert.deepEqual(items[0], {
       ...keys.nodeSkeleton(requestId),
@@ -64,10 +72,9 @@ describe('create', () => {
     assert.deepEqual(items[1], nodeItem('a'));
   });
 
-  test('an existing request id cancels the transaction (thrown as it is: not counted, no node written over it)', async () => {
-    const error = cancelled('ConditionalCheckFailed', 'None');
-    mock.on(TransactWriteCommand).rejects(error);
-    await assert.rejects(repo.create(request, [node('a')]), (e) => e === error);
+  test('an existing request id refuses the transaction: a conflict, not counted, no node written over it', async () => {
+    mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
+    await assert.rejects(store().create(request, [node('a')]), { code: 'workflow_request_exists' });
     assert.equal(mock.commandCalls(TransactWriteCommand).length, 1);
     assert.equal(mock.commandCalls(BatchWriteCommand).length, 0);
   });
@@ -75,7 +82,7 @@ describe('create', () => {
   test('a transaction cancelled only by a concurrent one on the day counter is sent again', async () => {
     mock.on(TransactWriteCommand).rejectsOnce(cancelled('None', 'TransactionConflict')).resolves({});
     mock.on(BatchWriteCommand).resolves({});
-    await repo.create(request, [node('a')]);
+    await store().create(request, [node('a')]);
     assert.equal(mock.commandCalls(TransactWriteCommand).length, 2);
   });
 });
@@ -90,7 +97,7 @@ describe('endRequest', () => {
       .resolvesOnce({ Item: { ...stored, status: 'completed', completed_at: '2026-01-02T00:00:01.000Z' } });
     mock.on(QueryCommand).resolves({ Items: [] });
     mock.on(TransactWriteCommand).resolves({});
-    const ended = await repo.endRequest(requestId, ['pending', 'in_progress'], { status: 'completed', completed_at: '2026-01-02T00:00:01.000Z' });
+    const ended = await store().endRequest(requestId, ['pending', 'in_progress'], { status: 'completed', completed_at: '2026-01-02T00:00:01.000Z' });
     assert.deepEqual([ended?.status, ended?.completed_at, ended?.node_count], ['completed', '2026-01-02T00:00:01.000Z', 3]);
     const [update, activity, ...rest] = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
     assert.deepEqual(update!.Update!.Key, keys.workflowRequest(requestId));
@@ -102,24 +109,22 @@ describe('endRequest', () => {
 
   test('a request already ended (read, or by the condition) is undefined and counts nothing', async () => {
     mock.on(GetCommand).resolves({ Item: { ...stored, status: 'failed' } });
-    assert.equal(await repo.endRequest(requestId, ['in_progress'], { status: 'completed' }), undefined);
+    assert.equal(await store().endRequest(requestId, ['in_progress'], { status: 'completed' }), undefined);
     assert.equal(mock.commandCalls(TransactWriteCommand).length, 0);
     mock.reset();
     mock.on(GetCommand).resolves({ Item: stored });
     mock.on(QueryCommand).resolves({ Items: [] });
     mock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
-    assert.equal(await repo.endRequest(requestId, ['in_progress'], { status: 'completed' }), undefined);
+    assert.equal(await store().endRequest(requestId, ['in_progress'], { status: 'completed' }), undefined);
   });
 
   test('the fees its nodes left unrecorded go into the windows, the request total and the day, in the same transaction', async () => {
     // Prepare
     const windows = { Update: { TableName: 't', Key: keys.usageWindows(accountId), UpdateExpression: 'SET x = :x' } };
     const recorded: number[] = [];
-    const metered = workflowRequestsRepo(table, {
-      record: async (_account, cost) => {
-        recorded.push(cost);
-        return { item: windows, extraMicroUsd: 0 };
-      },
+    const metered = store(async (_account, cost) => {
+      recorded.push(cost);
+      return { item: windows, extraMicroUsd: 0 };
     });
     mock.on(GetCommand).resolves({ Item: { ...stored, cost_micro_usd: 5000 } });
     mock.on(QueryCommand).resolves({
@@ -132,7 +137,7 @@ describe('endRequest', () => {
     assert.deepEqual(recorded, [200]);
     const query = mock.commandCalls(QueryCommand)[0]!.args[0].input;
     assert.equal(query.ConsistentRead, true);
-    const [update, activity, window, ...rest] = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    const [update, window, activity, ...rest] = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
     assert.match(update!.Update!.UpdateExpression!, / ADD cost_micro_usd :fees, extra_micro_usd :fees_extra$/);
     assert.deepEqual([update!.Update!.ExpressionAttributeValues![':fees'], update!.Update!.ExpressionAttributeValues![':fees_extra']], [200, 0]);
     assert.deepEqual(activity, activityUpdate('t', accountId, '2026-01-02', { nodes: 3, cost_micro_usd: 5200 }));
@@ -143,17 +148,15 @@ describe('endRequest', () => {
   test('a window opened meanwhile refuses the end: the windows are read again and the end retried', async () => {
     const windows = { Update: { TableName: 't', Key: keys.usageWindows(accountId), UpdateExpression: 'SET x = :x' } };
     let reads = 0;
-    const metered = workflowRequestsRepo(table, {
-      record: async () => {
-        reads++;
-        return { item: windows, extraMicroUsd: 0 };
-      },
+    const metered = store(async () => {
+      reads++;
+      return { item: windows, extraMicroUsd: 0 };
     });
     mock.on(GetCommand).resolves({ Item: stored });
     mock.on(QueryCommand).resolves({ Items: [{ status: 'completed', unrecorded_micro_usd: 100 }] });
     mock
       .on(TransactWriteCommand)
-      .rejectsOnce(cancelled('None', 'None', 'ConditionalCheckFailed'))
+      .rejectsOnce(cancelled('None', 'ConditionalCheckFailed', 'None'))
       .resolves({});
     assert.ok(await metered.endRequest(requestId, ['in_progress'], { status: 'completed' }));
     assert.equal(reads, 2);
@@ -166,7 +169,7 @@ describe('settleNode with a cost', () => {
 
   test('a fee alone settles in one UpdateItem, kept on the node as unrecorded for the request end', async () => {
     mock.on(UpdateCommand).resolves({ Attributes: {} });
-    assert.equal(await repo.settleNode(requestId, 'a', ['in_progress'], { status: 'completed' }, 1, undefined, fee), true);
+    assert.equal(await store().settleNode(requestId, 'a', ['in_progress'], { status: 'completed' }, 1, undefined, fee), true);
     assert.equal(mock.commandCalls(TransactWriteCommand).length, 0);
     const values = updateInput().ExpressionAttributeValues!;
     assert.ok(Object.values(values).includes(100), 'unrecorded_micro_usd is set to the fee');
@@ -178,11 +181,11 @@ describe('settleNode with a cost', () => {
 
   test('a model call settles in one transaction with the windows and the request totals', async () => {
     const windows = { Update: { TableName: 't', Key: keys.usageWindows(accountId), UpdateExpression: 'SET x = :x' } };
-    const metered = workflowRequestsRepo(table, { record: async () => ({ item: windows, extraMicroUsd: 0 }) });
+    const metered = store(async () => ({ item: windows, extraMicroUsd: 0 }));
     mock.on(TransactWriteCommand).resolves({});
     const cost = { ...fee, costMicroUsd: 900, inputTokens: 10, outputTokens: 20 };
     assert.equal(await metered.settleNode(requestId, 'a', ['in_progress'], { status: 'completed' }, 1, undefined, cost), true);
-    const [nodeUpdate, window, totals] = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    const [nodeUpdate, totals, window] = mock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
     assert.deepEqual(nodeUpdate!.Update!.Key, keys.nodeExecution(requestId, 'a'));
     assert.deepEqual(window, windows);
     assert.deepEqual(totals!.Update!.ExpressionAttributeValues, { ':cost': 900, ':extra': 0, ':in': 10, ':out': 20 });
@@ -311,8 +314,11 @@ describe('guarded transitions', () => {
       .on(UpdateCommand)
       .resolvesOnce({ Attributes: nodeItem('a', 'completed') })
       .rejectsOnce(conditionFailed());
-    assert.equal(await repo.settleNode(requestId, 'a', ['in_progress'], { status: 'completed', output_data: 1 }, 3), true);
-    assert.equal(await repo.settleNode(requestId, 'a', ['in_progress'], { status: 'completed', output_data: 1 }, 3), false);
+    assert.equal(await repo.settleUnmetered({ requestId, nodeId: 'a', from: ['in_progress'], set: { status: 'completed', output_data: 1 }, attempt: 3 }), true);
+    assert.equal(
+      await repo.settleUnmetered({ requestId, nodeId: 'a', from: ['in_progress'], set: { status: 'completed', output_data: 1 }, attempt: 3 }),
+      false,
+    );
     const input = updateInput();
     assert.deepEqual(input.Key, keys.nodeExecution(requestId, 'a'));
     assert.equal(input.ConditionExpression, '#status IN (:from0) AND #attempt = :attempt');
@@ -335,7 +341,7 @@ describe('guarded transitions', () => {
     const error = throttled();
     mock.on(UpdateCommand).rejects(error);
     await assert.rejects(repo.transitionNode(requestId, 'a', ['pending'], { status: 'in_progress' }), (e) => e === error);
-    await assert.rejects(repo.settleNode(requestId, 'a', ['in_progress'], { status: 'failed' }), (e) => e === error);
+    await assert.rejects(repo.settleUnmetered({ requestId, nodeId: 'a', from: ['in_progress'], set: { status: 'failed' } }), (e) => e === error);
   });
 
   test('markParentsDone adds the parents (and activators) as string sets to an existing child', async () => {

@@ -5,7 +5,8 @@ import { beforeEach, describe, test } from 'vitest';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
 import { chatsRepo } from '#workflows/chats-repository.js';
-import { type Workflow, workflowsRepo } from '#workflows/workflows-repository.js';
+import type { Workflow } from '#workflows/model.js';
+import { workflowsRepo } from '#workflows/workflows-repository.js';
 import { cancelled, conditionFailed, mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 
 const { mock, table } = mockedDynamoDb();

@@ -1,5 +1,4 @@
 import { defineEndpoint } from '#platform/http/contract.js';
-import { usageRefusals } from '#usage/index.js';
 import { MAX_ATTEMPTS_PER_CASE, MAX_CASES } from '../model.js';
 import { CreateEvaluationBody } from '../schemas.js';
 import { EVALUATIONS_TAG } from './tags.js';
@@ -25,12 +24,14 @@ export const EvaluationsCreate = defineEndpoint({
   ].join('\n\n'),
   tags: [EVALUATIONS_TAG],
   responses: () =>
-    Promise.all([import('../openapi/evaluations-responses.js'), usageRefusals()]).then(([{ EvaluationSchema }, USAGE_REFUSALS]) => ({
-      201: { description: 'The evaluation, `running`, with its cases (no attempts yet).', schema: EvaluationSchema },
-      400: 'A bad body (`invalid_json`, `invalid_body`, `unknown_field`), or a missing or malformed Idempotency-Key.',
-      409: 'An idempotency conflict (`idempotency_key_conflict`; `idempotency_key_in_flight`, with `Retry-After`).',
-      422: 'A field is missing or invalid, or names no harness or machine of the account (`validation_failed`; a case’s `input` nested too deep: code `too_deep`); with `run: true`, the harness cannot run here (`harness_not_runnable`).',
-      403: 'With `run: true`: a usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD (`insufficient_balance`).',
-      ...USAGE_REFUSALS,
-    })),
+    Promise.all([import('../openapi/evaluations-responses.js'), import('#usage/openapi/usage-responses.js')]).then(
+      ([{ EvaluationSchema }, { USAGE_REFUSALS }]) => ({
+        201: { description: 'The evaluation, `running`, with its cases (no attempts yet).', schema: EvaluationSchema },
+        400: 'A bad body (`invalid_json`, `invalid_body`, `unknown_field`), or a missing or malformed Idempotency-Key.',
+        409: 'An idempotency conflict (`idempotency_key_conflict`; `idempotency_key_in_flight`, with `Retry-After`).',
+        422: 'A field is missing or invalid, or names no harness or machine of the account (`validation_failed`; a case’s `input` nested too deep: code `too_deep`); with `run: true`, the harness cannot run here (`harness_not_runnable`).',
+        403: 'With `run: true`: a usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD (`insufficient_balance`).',
+        ...USAGE_REFUSALS,
+      }),
+    ),
 });

@@ -1,5 +1,4 @@
 import { defineEndpoint } from '#platform/http/contract.js';
-import { usageRefusals } from '#usage/index.js';
 import { HookEventBody } from '../schemas/hooks.js';
 import { HookIdParams } from './params.js';
 import { HOOKS_TAG } from './tags.js';
@@ -36,19 +35,21 @@ export const HooksEvents = defineEndpoint({
   ].join('\n\n'),
   tags: [HOOKS_TAG],
   responses: () =>
-    Promise.all([import('../openapi/hooks-responses.js'), usageRefusals()]).then(([{ HookEventAccepted, EVENT_IN_FLIGHT }, USAGE_REFUSALS]) => ({
-      202: { description: 'Started, or the first answer to this `webhook-id` again.', schema: HookEventAccepted },
-      400: 'The body is not JSON (`invalid_json`, also an empty body) or not a JSON object (`invalid_body`).',
-      401: 'Missing webhook headers, a timestamp more than 5 minutes from now, or no signature that matches the hook’s secret (`invalid_signature`).',
-      403: 'The account is suspended (`forbidden`), or a usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD (`insufficient_balance`).',
-      404: 'No such hook, a malformed id, or a deleted hook (`not_found`).',
-      409: EVENT_IN_FLIGHT,
-      413: 'The body is larger than 256 KiB (`payload_too_large`).',
-      422: 'The body nests objects and arrays too deep (`validation_failed`, code `too_deep`), or the hook’s version can no longer run here (`validation_failed`), as running it would answer.',
-      429: {
-        ...USAGE_REFUSALS[429],
-        description:
-          'A plan usage window (5 hours or a week) is full and extra usage is off: `usage_window_exceeded`, the body the usage-window quota document (`error`, `retry_after_seconds`) as members of the problem document, `Retry-After` equal to `retry_after_seconds`. Or the account made more requests than its rate allows, events and bearer calls together, or its workflow requests and runs in progress are at its limit (`rate_limited`, `Retry-After`). Nothing started, nothing remembered.',
-      },
-    })),
+    Promise.all([import('../openapi/hooks-responses.js'), import('#usage/openapi/usage-responses.js')]).then(
+      ([{ HookEventAccepted, EVENT_IN_FLIGHT }, { USAGE_REFUSALS }]) => ({
+        202: { description: 'Started, or the first answer to this `webhook-id` again.', schema: HookEventAccepted },
+        400: 'The body is not JSON (`invalid_json`, also an empty body) or not a JSON object (`invalid_body`).',
+        401: 'Missing webhook headers, a timestamp more than 5 minutes from now, or no signature that matches the hook’s secret (`invalid_signature`).',
+        403: 'The account is suspended (`forbidden`), or a usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD (`insufficient_balance`).',
+        404: 'No such hook, a malformed id, or a deleted hook (`not_found`).',
+        409: EVENT_IN_FLIGHT,
+        413: 'The body is larger than 256 KiB (`payload_too_large`).',
+        422: 'The body nests objects and arrays too deep (`validation_failed`, code `too_deep`), or the hook’s version can no longer run here (`validation_failed`), as running it would answer.',
+        429: {
+          ...USAGE_REFUSALS[429],
+          description:
+            'A plan usage window (5 hours or a week) is full and extra usage is off: `usage_window_exceeded`, the body the usage-window quota document (`error`, `retry_after_seconds`) as members of the problem document, `Retry-After` equal to `retry_after_seconds`. Or the account made more requests than its rate allows, events and bearer calls together, or its workflow requests and runs in progress are at its limit (`rate_limited`, `Retry-After`). Nothing started, nothing remembered.',
+        },
+      }),
+    ),
 });

@@ -1,5 +1,4 @@
 import { defineEndpoint } from '#platform/http/contract.js';
-import { usageRefusals } from '#usage/index.js';
 import { CreateRunBody } from '../schemas.js';
 import { RUNS_TAG } from './tags.js';
 
@@ -22,7 +21,7 @@ export const RunsCreate = defineEndpoint({
   ].join('\n\n'),
   tags: [RUNS_TAG],
   responses: () =>
-    Promise.all([import('../openapi/runs-responses.js'), usageRefusals()]).then(([{ RunSchema }, USAGE_REFUSALS]) => ({
+    Promise.all([import('../openapi/runs-responses.js'), import('#usage/openapi/usage-responses.js')]).then(([{ RunSchema }, { USAGE_REFUSALS }]) => ({
       201: { description: 'The run, `running` or `queued`.', schema: RunSchema },
       400: 'A bad body (`invalid_json`, `invalid_body`, `unknown_field`), or a missing or malformed Idempotency-Key.',
       409: 'The chat’s previous run has not ended and `if_busy` is `reject` (`chat_busy`), or an idempotency conflict.',

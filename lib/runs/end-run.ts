@@ -1,23 +1,18 @@
-import { releaseSlot } from '#accounts/index.js';
-import { activityUpdate, utcDay } from '#billing/index.js';
-import { accountEventPut } from '#events/account-events.js';
 import type { InteractionsService } from '#interactions/index.js';
 import { machineOccupancy } from '#machines/index.js';
 import { UnavailableError } from '#platform/errors.js';
-import { logger } from '#platform/observability/logger.js';
 import { METRIC } from '#platform/observability/metric-names.js';
 import { countMetric } from '#platform/observability/metrics.js';
-import { isRefusedForContent } from '#platform/table/table.js';
 import type { AnnounceEvent } from '#webhooks/index.js';
 import type { RunEventData } from './events.js';
 import { type AdvanceDeps, advanceMachine } from './machine-queue.js';
 import { isTerminal, type Run, type RunFailure, type RunStatus } from './model.js';
+import type { RunChange, Runs } from './run-changes.js';
 import { type NotifyRunEnded, reducedRunEndedEvent, runEndedEvent } from './run-ended.js';
-import type { RunChange } from './runs-repository.js';
 import { leaveRunning } from './usage.js';
 
 export interface EndDeps extends AdvanceDeps {
-  runs: AdvanceDeps['runs'];
+  runs: AdvanceDeps['runs'] & Pick<Runs, 'change'>;
   interactions: Pick<InteractionsService, 'resolve'>;
   /** Tells the features that follow runs that this one ended (lib/runs/run-ended.ts). */
   runEnded: NotifyRunEnded;
@@ -46,10 +41,11 @@ export interface EndExtra {
 const ATTEMPTS = 10;
 
 /**
- * Ends a run that holds its machine or waits for it, as one change: the
- * status, its usage with the machine time banked, the end of its wait (an
- * `interaction` event when it waited for one), and the machine released or
- * its queue entry left. Then, outside the transaction, the interaction it
+ * Ends a run that holds its machine or waits for it, as one change settled
+ * with what its end moves (./run-changes.ts): the status, its usage with
+ * the machine time banked, the end of its wait (an `interaction` event when
+ * it waited for one), and the machine released or its queue entry left; its
+ * day's cost, account event, slot and debit. Then, once it committed, the interaction it
  * waited for is cancelled and the machine is handed on; a caller that dies
  * before that leaves work for the run's next message (a worker finding an
  * ended run does both again), or, for a queued run, none at all.
@@ -64,21 +60,16 @@ export async function endRun(
   now: Date = new Date(),
 ): Promise<Run | undefined> {
   if (!from.includes(run.status)) return undefined;
-  let changed: Run | undefined;
-  try {
-    changed = await deps.runs.change(run, endChange(deps, run, end, extra, now));
-  } catch (error) {
-    if (!isRefusedForContent(error)) throw error;
+  return deps.runs.change(run, {
+    ...endChange(deps, run, end, extra, now),
     // Refused for what it holds (a value nested too deep for DynamoDB, an item too large): the same end would be
     // refused on every try, and a run that cannot end keeps its machine, its slot and a worker calling its model.
-    logger().error('a run’s end was refused for what it holds; it ends failed without it', { run_id: run.id, status: end.status, error: error as Error });
-    changed = await deps.runs.change(run, endChange(deps, run, unrecordableEnd(end), { set: extra.set, costBefore: extra.costBefore }, now, true));
-  }
-  if (changed) {
-    countMetric(METRIC.runsEnded, { status: changed.status });
-    await afterEnd(deps, changed, run.wait?.interaction_id);
-  }
-  return changed;
+    unrecordable: endChange(deps, run, unrecordableEnd(end), { set: extra.set, costBefore: extra.costBefore }, now, true),
+    afterCommit: async (ended) => {
+      countMetric(METRIC.runsEnded, { status: ended.status });
+      await afterEnd(deps, ended, run.wait?.interaction_id);
+    },
+  });
 }
 
 /**
@@ -128,22 +119,23 @@ function endChange(deps: EndDeps, run: Run, end: RunEnd, extra: EndExtra, now: D
     events: [...(extra.events ?? []), ...waitEvents, { type: 'run.status', data: { status: end.status } }],
     items: [
       ...(extra.items ?? []),
-      // The account's `run.<status>` event, with the run as it is once ended (the webhooks deliver it).
-      accountEventPut({ tableName: deps.tableName }, run.account_id, reduced ? reducedRunEndedEvent(ended) : runEndedEvent(ended), now),
-      // The run's usage cost counts in the activity of the day it ends, once: with the end, which happens once.
-      ...(cost > 0 ? [activityUpdate(deps.tableName, run.account_id, utcDay(now.toISOString()), { cost_micro_usd: cost })] : []),
       ...(holding
         ? [{ Update: occupancy.release(run.account_id, run.machine_id, run.id) }]
         : [deps.runs.queueEntryDelete(run.machine_id, run.queue_sk!), { Update: occupancy.leave(run.account_id, run.machine_id) }]),
     ],
-    // The slot of work in progress its creation took, given back by the end that frees it.
-    releasesSlot: run.concurrency_slot === true ? releaseSlot(deps.tableName, run.account_id) : undefined,
+    ends: {
+      at: now,
+      // The run's usage cost counts in the activity of the day it ends, once: with the end, which happens once.
+      costMicroUsd: cost,
+      event: reduced ? reducedRunEndedEvent(ended) : runEndedEvent(ended),
+      releasesSlot: run.concurrency_slot === true,
+    },
   };
 }
 
 /**
- * What follows an end outside its transaction (which paid the run's debit,
- * runs-repository.ts); safe to repeat. The machine moves on first (the next
+ * What follows an end outside its transaction (which paid the run's debit:
+ * lib/settlement); safe to repeat. The machine moves on first (the next
  * run waits for it); the notice of the end is last, so a failure before it
  * repeats all of this (a run task's redelivery) and the notice is still
  * sent.

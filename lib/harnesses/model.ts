@@ -1,0 +1,25 @@
+import type { HarnessConfig } from './harness-config.js';
+
+/** A harness as stored and read (its head item; the files' content is apart). No I/O. */
+
+export interface HarnessFileEntry {
+  path: string;
+  bytes: number;
+}
+
+export interface Harness {
+  id: string;
+  account_id: string;
+  name: string;
+  model: string;
+  config: HarnessConfig;
+  /** In the order they were sent. */
+  files: HarnessFileEntry[];
+  total_bytes: number;
+  /** The instructions file has nothing but whitespace (not runnable). */
+  instructions_empty: boolean;
+  created_at: string;
+}
+
+/** `h_` + 9 base-36 characters of time + 16 base64url characters (lib/platform/ids.ts). */
+export const HARNESS_ID = /^h_[0-9a-z]{9}[A-Za-z0-9_-]{16}$/;
