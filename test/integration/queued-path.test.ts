@@ -11,6 +11,7 @@ import type { RequestEvent } from '#execution/model.js';
 import { NODE_TASKS_QUEUE } from '#execution/queues.js';
 import { workflowRequests } from '#execution/workflow-requests.js';
 import { keys } from '#platform/table/keys.js';
+import { CHAIN_OF_THREE_LOGGED } from '../helpers/queued-chain.js';
 import { queuesDrained } from '../helpers/queues.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
 import { apiFor, createVersion, node, runVersion, settledTree, type TestNode, transform } from '../helpers/workflows.js';
@@ -100,16 +101,7 @@ describe('the queued path', () => {
     // Assert
     assert.equal(tree.workflow_request.status, 'completed');
     const log = await logOf(id);
-    assert.deepEqual(log.said, [
-      'a in_progress',
-      'request in_progress',
-      'a completed',
-      'b in_progress',
-      'b completed',
-      'c in_progress',
-      'c completed',
-      'request completed',
-    ]);
+    assert.deepEqual(log.said, [...CHAIN_OF_THREE_LOGGED]);
     assert.deepEqual(log.seqs, [1, 2, 3, 4, 5, 6, 7, 8]);
     assert.equal(log.pages, 1, 'the chain handed its events on to its last node, which logged them with its own');
 

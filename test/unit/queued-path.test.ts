@@ -14,6 +14,7 @@ import { NODE_EXECUTION_FEE_MICRO_USD } from '#platform/config/prices.js';
 import type { Owed } from '#usage/index.js';
 import { conditionFailed, mockedDynamoDb } from '../helpers/dynamodb-mock.js';
 import { definitionOf, fakeEngine } from '../helpers/fake-engine.js';
+import { CHAIN_OF_THREE_LOGGED } from '../helpers/queued-chain.js';
 
 /**
  * The queued path (a claim, a queue hop and a worker invocation per node)
@@ -58,16 +59,7 @@ describe('a queued chain', () => {
     assert.equal(engine.store.calls.get ?? 0, 1, 'the entry task reads the request; the others carry it');
     assert.equal(engine.store.calls.claimNode, 3);
     assert.equal(engine.store.calls.appendEvents, 1, 'one flush, at the end');
-    assert.deepEqual(statusesLogged(engine), [
-      'a in_progress',
-      'request in_progress',
-      'a completed',
-      'b in_progress',
-      'b completed',
-      'c in_progress',
-      'c completed',
-      'request completed',
-    ]);
+    assert.deepEqual(statusesLogged(engine), [...CHAIN_OF_THREE_LOGGED]);
   });
 
   test('a task delivered again after its node completed: the refused claim sends the node back, nothing runs twice, the request is read for what to do', async () => {
