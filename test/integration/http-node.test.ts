@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { QUEUES } from '#app/queues.js';
+import { closeServer, listenLocally } from '../helpers/local-server.js';
 import { queuesDrained } from '../helpers/queues.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
 import { apiFor, node as baseNode, createVersion, runVersion, settledTree, type TestNode, type Tree } from '../helpers/workflows.js';
@@ -57,8 +57,7 @@ beforeAll(async () => {
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = await listenLocally(server);
   // Short visibility so redelivery happens within a test. The worker timeout must exceed the
   // executor's 5 s reserve (a node gets min(node timeout, remaining time - 5 s)), else every
   // node's timeout would be 1 ms.
@@ -67,8 +66,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await stack.stop();
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  await closeServer(server);
 });
 
 const api = apiFor(

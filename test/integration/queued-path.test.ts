@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
@@ -11,6 +10,7 @@ import type { RequestEvent } from '#execution/model.js';
 import { NODE_TASKS_QUEUE } from '#execution/queues.js';
 import { workflowRequests } from '#execution/workflow-requests.js';
 import { keys } from '#platform/table/keys.js';
+import { closeServer, listenLocally } from '../helpers/local-server.js';
 import { CHAIN_OF_THREE_LOGGED } from '../helpers/queued-chain.js';
 import { queuesDrained } from '../helpers/queues.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
@@ -42,8 +42,7 @@ beforeAll(async () => {
       res.end('{"slow":true}');
     }, SLOW_MS);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = await listenLocally(server);
   stack = await startTestStack({ queues: QUEUES.map((q) => ({ ...q, visibilityTimeoutSeconds: 2, workerTimeoutSeconds: 30, maxReceiveCount: 2 })) });
   user = await signedUpUser(stack);
   sqs = new SQSClient({ endpoint: stack.sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
@@ -51,8 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   sqs.destroy();
   await stack.stop();
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  await closeServer(server);
 });
 
 const api = apiFor(

@@ -11,6 +11,7 @@ import { renderString, renderValue, wholeTemplate } from '#expressions/template.
 import { checkDefinition } from '#workflows/definition-validation.js';
 import { WorkflowDefinitionInput, type WorkflowNode } from '#workflows/schemas/workflow-definition.js';
 import { fails } from '../helpers/failure.js';
+import { closeServer } from '../helpers/local-server.js';
 
 // ---------------------------------------------------------------- a local server
 
@@ -93,8 +94,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  await closeServer(server);
 });
 
 // ---------------------------------------------------------------- helpers

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parseAllowList } from '#net/address-guard.js';
 import { describeUrl, guardedFetch, redactSecrets } from '#net/guarded-fetch.js';
 import type { OutboundSettings } from '#net/outbound-settings.js';
 import { fails } from '../helpers/failure.js';
+import { closeServer, listenLocally } from '../helpers/local-server.js';
 
 // The client on its own, as webhooks and MCP calls use it. The http node's tests (http-node.test.ts) cover the guard,
 // redirects, limits and timeouts through the node; these cover what the node does not show: statuses are the caller's
@@ -32,12 +32,10 @@ beforeAll(async () => {
       res.end(JSON.stringify({ url: req.url, host: req.headers.host }));
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = await listenLocally(server);
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  await closeServer(server);
 });
 
 const LOCAL: OutboundSettings = { allowInsecure: true, ...parseAllowList('127.0.0.1') };
