@@ -1,6 +1,5 @@
 import { RateLimitedError } from '#platform/errors.js';
 import { keys } from '#platform/table/keys.js';
-import { cancellationReasons } from '#platform/table/table.js';
 import type { TransactItem } from '#platform/table/transactions.js';
 
 /**
@@ -48,11 +47,6 @@ export function releaseSlot(tableName: string, accountId: string): TransactItem 
       ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
     },
   };
-}
-
-/** True when a cancelled TransactWriteItems was refused by the acquire at `index` of its items: the ceiling was reached. */
-export function refusedSlot(error: unknown, index: number): boolean {
-  return cancellationReasons(error)?.[index]?.Code === 'ConditionalCheckFailed';
 }
 
 /** What a creation refused by its acquire answers: 429 `rate_limited` with a wait. */

@@ -15,7 +15,6 @@ export {
   acquireSlot,
   CONCURRENCY_RETRY_AFTER_SECONDS,
   concurrencyRefusal,
-  refusedSlot,
   releaseSlot,
 } from './concurrency.js';
 export type { Account } from './model.js';

@@ -7,7 +7,7 @@ import { beforeEach, describe, test } from 'vitest';
 import * as z from 'zod';
 import { formatToken } from '#accounts/api-tokens.js';
 import { bearerAuth } from '#accounts/bearer-auth.js';
-import { acquireSlot, CONCURRENCY_RETRY_AFTER_SECONDS, concurrencyRefusal, refusedSlot, releaseSlot } from '#accounts/index.js';
+import { acquireSlot, CONCURRENCY_RETRY_AFTER_SECONDS, concurrencyRefusal, releaseSlot } from '#accounts/index.js';
 import { type RateLimiter, requestRateLimiter, resizedLog } from '#accounts/rate-limiter.js';
 import type { TokensRepo } from '#accounts/tokens-repository.js';
 import { workflowRequests } from '#execution/workflow-requests.js';
@@ -158,10 +158,7 @@ describe('concurrency slots (lib/accounts/concurrency.ts)', () => {
     assert.throws(() => acquireSlot('t', accountId, 1.5), RangeError);
   });
 
-  test('a refusal is told from the cancellation reason at the acquire’s position, and answers 429 rate_limited', () => {
-    assert.equal(refusedSlot(cancelled('None', 'None', 'ConditionalCheckFailed'), 2), true);
-    assert.equal(refusedSlot(cancelled('ConditionalCheckFailed', 'None', 'None'), 2), false);
-    assert.equal(refusedSlot(new Error('x'), 0), false);
+  test('a refusal of the slot answers 429 rate_limited with a wait (settlement reads it by its part’s name)', () => {
     assert.ok(isRateLimited(CONCURRENCY_RETRY_AFTER_SECONDS)(concurrencyRefusal(10)));
   });
 
