@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eventsAfter, type LoggedEvent } from '#events/pages.js';
-import { type RunEventData, runEventLog } from '#runs/events.js';
-import { isTerminal, type Run } from '#runs/model.js';
+import { runEventLog } from '#runs/events.js';
+import { isTerminal, type Run, type RunEventData } from '#runs/model.js';
 import { runsRepo } from '#runs/runs-repository.js';
 import type { DynamoCall } from './dynamo-billing.js';
 import type { EngineStack } from './engine-stack.js';

@@ -9,8 +9,7 @@ import type { TransactItem } from '#platform/table/transactions.js';
 import { type Chat, chatRunJoin } from '#workflows/index.js';
 import { cancelRun, type EndDeps } from './end-run.js';
 import { ChatBusyError, fieldInvalid, HarnessNotRunnableError } from './errors.js';
-import type { RunEventData } from './events.js';
-import { isTerminal, type Run } from './model.js';
+import { isTerminal, type Run, type RunEventData } from './model.js';
 import type { Runs } from './run-changes.js';
 import type { CreateRunInput } from './schemas.js';
 

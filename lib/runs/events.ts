@@ -12,8 +12,6 @@ import type { RunEventData } from './model.js';
  * duplicates, and no change is ever without its event.
  */
 
-export { RUN_EVENT_TYPES, type RunEventData, type RunEventType } from './model.js';
-
 /** How long run events are kept after they were written (docs/data-model.md); a cursor or Last-Event-ID older than this answers 410. */
 export const RUN_EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 

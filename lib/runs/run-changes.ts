@@ -2,9 +2,7 @@ import type { AccountEvent } from '#events/account-events.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
 import type { TransactItem } from '#platform/table/transactions.js';
 import { type Settled, type Settlements, settlements, type Work } from '#settlement/index.js';
-import type { RunEventData } from './events.js';
-import type { RunWrite } from './model.js';
-import { isTerminal, type Run } from './model.js';
+import { isTerminal, type Run, type RunEventData, type RunWrite } from './model.js';
 import { runDebitId } from './run-money.js';
 import { type RunsRepo, runsRepo } from './runs-repository.js';
 

@@ -5,8 +5,8 @@ import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
 import type { ServiceKeySource } from '#platform/secrets/service-key.js';
 import type { TableRef } from '#platform/table/table.js';
 import { EventLimitInvalidError, runNotFound } from './errors.js';
-import { RUN_EVENT_RETENTION_SECONDS, type RunEventData, type RunEventView, runEventLog, runEventView } from './events.js';
-import { isTerminal, RUN_TERMINAL, type RunStatus } from './model.js';
+import { RUN_EVENT_RETENTION_SECONDS, type RunEventView, runEventLog, runEventView } from './events.js';
+import { isTerminal, RUN_TERMINAL, type RunEventData, type RunStatus } from './model.js';
 import { RUN_EVENTS_LIMIT } from './run-events-schemas.js';
 import { runsRepo } from './runs-repository.js';
 

@@ -7,8 +7,8 @@ import { queryAll } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import type { TransactItem } from '#platform/table/transactions.js';
 import { equalityFilter, guardedSet } from '#platform/table/update-expressions.js';
-import { type RunEventData, runEventLog } from './events.js';
-import { RUN_ID, type Run, type RunStatus, type RunWrite, type StepItem } from './model.js';
+import { runEventLog } from './events.js';
+import { RUN_ID, type Run, type RunEventData, type RunStatus, type RunWrite, type StepItem } from './model.js';
 
 /**
  * Runs in the table (docs/data-model.md): the run item `RUN#<id>`/`RUN`

@@ -1,13 +1,13 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { releaseSlot } from '#accounts/index.js';
 import { activityUpdate, type billing, utcDay } from '#billing/index.js';
 import { accountEventPut } from '#events/account-events.js';
 import { UnavailableError } from '#platform/errors.js';
 import { logger } from '#platform/observability/logger.js';
 import { isRefusedForContent, type TableRef } from '#platform/table/table.js';
+import { transactWrite } from '#platform/table/transactions.js';
 import type { UsageMeter } from '#usage/index.js';
 import type { Part, Settlement, Work, WorkEnd } from './model.js';
-import { type Cancellation, cancellationOf, itemsOf, refusedOnly } from './parts.js';
+import { cancellationOf, itemsOf, refusedOnly } from './parts.js';
 
 export interface SettleDeps {
   table: TableRef;
@@ -22,8 +22,6 @@ export interface SettleDeps {
  */
 export const SETTLE_ATTEMPTS = 8;
 
-const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** attempt) * (0.5 + Math.random())));
-
 /**
  * Settles work (lib/settlement/model.ts, Work): one transaction of named
  * parts, the ledger's debit first when the work ends with extra-funded
@@ -34,7 +32,8 @@ const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 
  *   and the transaction built again.
  * - `slot` alone: the counter of work in progress was already 0 (set by
  *   hand); the end goes through without giving a slot back, with a warning.
- * - another transaction held an item (no part refused): again, after a pause.
+ * - another transaction held an item (no part refused): sent again with
+ *   backoff (transactWrite, as every transaction of the service).
  * - the ledger's own refusals (a balance or position that moved) are retried
  *   by billing with fresh items.
  * Refused for what it holds, the work's `unrecordable` form is settled
@@ -55,6 +54,7 @@ export async function settle<T>(deps: SettleDeps, work: Work<T>): Promise<Settle
       ...endParts(deps.table, current.accountId, current.end, releases),
     ];
     let sent: Part[] = parts;
+    let error: unknown;
     try {
       const debit = (current.end?.extraBeforeMicroUsd ?? 0) + extraMicroUsd;
       if (current.end && debit > 0) {
@@ -66,36 +66,37 @@ export async function settle<T>(deps: SettleDeps, work: Work<T>): Promise<Settle
       } else {
         await send(deps.table, parts);
       }
+    } catch (refusal) {
+      error = refusal;
+    }
+    if (error === undefined) {
+      // Outside the transaction's error handling: what follows the commit may fail on its own (and its redelivery repeats it), never as a refusal of this settlement.
       const settled = { settled: true as const, result: subject.result, extraMicroUsd, unrecordable };
       await current.afterCommit?.(settled);
       return settled;
-    } catch (error) {
-      if (isRefusedForContent(error) && current.unrecordable && !unrecordable) {
-        logger().error('work’s settlement was refused for what it holds; its unrecordable form is settled instead', {
-          account_id: current.accountId,
-          error: error as Error,
-        });
-        current = await current.unrecordable();
-        unrecordable = true;
-        continue;
-      }
-      const cancellation = cancellationOf(error, sent);
-      if (!cancellation) throw error;
-      if (cancellation.refused.includes('subject')) return { settled: false, refusedBy: 'subject' };
-      if (refusedOnly(cancellation, 'slot') && releases) {
-        logger().warn('in_progress was already 0 when work gave its slot back', { account_id: current.accountId });
-        releases = false;
-      } else if (!retried(cancellation)) {
-        throw error;
-      }
-      if (attempt >= SETTLE_ATTEMPTS) throw new UnavailableError('The account’s usage or wallet is changing too fast to settle now; retry.');
-      if (cancellation.conflict) await pause(attempt);
     }
+    if (isRefusedForContent(error) && current.unrecordable && !unrecordable) {
+      logger().error('work’s settlement was refused for what it holds; its unrecordable form is settled instead', {
+        account_id: current.accountId,
+        error: error as Error,
+      });
+      current = await current.unrecordable();
+      unrecordable = true;
+      continue;
+    }
+    const cancellation = cancellationOf(error, sent);
+    if (!cancellation) throw error;
+    if (cancellation.refused.includes('subject')) return { settled: false, refusedBy: 'subject' };
+    if (refusedOnly(cancellation, 'slot') && releases) {
+      logger().warn('in_progress was already 0 when work gave its slot back', { account_id: current.accountId });
+      releases = false;
+    } else if (!refusedOnly(cancellation, 'usage')) {
+      // A window opened meanwhile is the one refusal read again; conflicts that outlasted transactWrite's tries end here too.
+      throw error;
+    }
+    if (attempt >= SETTLE_ATTEMPTS) throw new UnavailableError('The account’s usage or wallet is changing too fast to settle now; retry.');
   }
 }
-
-/** A cancellation the rule sends again: a window opened meanwhile, or only another transaction in the way. */
-const retried = (cancellation: Cancellation): boolean => refusedOnly(cancellation, 'usage') || (cancellation.refused.length === 0 && cancellation.conflict);
 
 /** The parts an end adds: its day's counts, its account event, its slot given back. */
 function endParts(table: TableRef, accountId: string, end: WorkEnd | undefined, releases: boolean): Part[] {
@@ -108,6 +109,4 @@ function endParts(table: TableRef, accountId: string, end: WorkEnd | undefined, 
   ];
 }
 
-async function send(table: TableRef, parts: readonly Part[]): Promise<void> {
-  await table.db.send(new TransactWriteCommand({ TransactItems: itemsOf(parts) }));
-}
+const send = (table: TableRef, parts: readonly Part[]): Promise<void> => transactWrite(table.db, { TransactItems: itemsOf(parts) });

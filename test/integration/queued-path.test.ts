@@ -9,6 +9,7 @@ import { LATE_FLUSH_MS } from '#execution/late-flush.js';
 import type { RequestEvent } from '#execution/model.js';
 import { NODE_TASKS_QUEUE } from '#execution/queues.js';
 import { workflowRequests } from '#execution/workflow-requests.js';
+import { logger } from '#platform/observability/logger.js';
 import { keys } from '#platform/table/keys.js';
 import { closeServer, listenLocally } from '../helpers/local-server.js';
 import { CHAIN_OF_THREE_LOGGED } from '../helpers/queued-chain.js';
@@ -153,5 +154,51 @@ describe('the queued path', () => {
       'slow completed',
       'request completed',
     ]);
+  });
+  // Last in the file: the malformed messages stay in the dead-letter queue, refused there too, so the queues never drain.
+  test('a malformed message on a node queue is a batch item failure with one clear log line; the worker goes on with the rest', async () => {
+    // Prepare
+    // The tiers log at CRITICAL (vitest.config.ts); this test reads the error lines the workers write.
+    logger().setLogLevel('ERROR');
+    const lines: string[] = [];
+    const spies = (['stdout', 'stderr'] as const).map((name) => {
+      const stream = process[name];
+      const write = stream.write.bind(stream) as (chunk: string | Uint8Array, ...rest: unknown[]) => boolean;
+      return vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        lines.push(String(chunk));
+        return write(chunk, ...rest);
+      });
+    });
+    const [a, b] = ['a', 'b'].map((name) => queued(transform(name, `{"${name}": true}`))) as [TestNode, TestNode];
+    const version = await createVersion(api, [a, b], [{ from: a.id, to: b.id }]);
+    try {
+      // Act: a body that is not JSON and one that lacks request_id, then a real request through the same queue.
+      const notJson = await sqs.send(new SendMessageCommand({ QueueUrl: nodeTasksQueueUrl(), MessageBody: 'not json {' }));
+      const wrongShape = await sqs.send(
+        new SendMessageCommand({ QueueUrl: nodeTasksQueueUrl(), MessageBody: JSON.stringify({ node_id: 'a', request_id: 7 }) }),
+      );
+      const id = await runVersion(api, version, {});
+      const tree = await settledTree(api, id);
+      // Assert
+      assert.equal(tree.workflow_request.status, 'completed');
+      await vi.waitFor(
+        () => {
+          const malformed = lines.filter((line) => line.includes('malformed queue message'));
+          assert.ok(
+            malformed.some((line) => line.includes(notJson.MessageId!) && line.includes('node task')),
+            'the non-JSON body is named',
+          );
+          assert.ok(
+            malformed.some((line) => line.includes(wrongShape.MessageId!) && line.includes('request_id')),
+            'the failing field is named',
+          );
+          assert.ok(!malformed.some((line) => line.includes('not json {') && !line.includes('body_excerpt')), 'the body only as its excerpt');
+        },
+        { timeout: 10_000, interval: 100 },
+      );
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+      logger().setLogLevel('CRITICAL');
+    }
   });
 });

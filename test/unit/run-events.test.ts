@@ -6,8 +6,8 @@ import { CursorFilterMismatchError, CursorInvalidError, DomainError, NotAcceptab
 import { encodeCursor } from '#platform/http/cursor.js';
 import { STATUS_OF } from '#platform/http/problem.js';
 import { keys } from '#platform/table/keys.js';
-import { type RunEventData, runEventId, runEventLog } from '#runs/events.js';
-import type { Run } from '#runs/model.js';
+import { runEventId, runEventLog } from '#runs/events.js';
+import type { Run, RunEventData } from '#runs/model.js';
 import { EventCursorExpiredError, eventsMediaType, runEventsPage } from '#runs/run-events.js';
 import { KEEPALIVE_COMMENT, RUN_EVENTS_TIMING, runEventsStream } from '#runs/run-events-stream.js';
 import { mockedDynamoDb } from '../helpers/dynamodb-mock.js';

@@ -4,8 +4,8 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import { beforeEach, describe, test } from 'vitest';
 import { pageEvents } from '#events/pages.js';
 import { keys } from '#platform/table/keys.js';
-import { RUN_EVENT_RETENTION_SECONDS, type RunEventData } from '#runs/events.js';
-import type { Run } from '#runs/model.js';
+import { RUN_EVENT_RETENTION_SECONDS } from '#runs/events.js';
+import type { Run, RunEventData } from '#runs/model.js';
 import { runsRepo } from '#runs/runs-repository.js';
 import { cancelled, conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 import { runFixture } from '../helpers/run-fixture.js';

@@ -91,6 +91,23 @@ describe('settle', () => {
     }
   });
 
+  test('a failure of what follows the commit is its own error, never read as a refusal of the settlement', async () => {
+    mock.on(TransactWriteCommand).resolves({});
+    const downstream = cancelled('ConditionalCheckFailed');
+    const { settlement } = settlementWith();
+    await assert.rejects(
+      settlement.settle(
+        work({
+          afterCommit: async () => {
+            throw downstream;
+          },
+        }),
+      ),
+      (e) => e === downstream,
+    );
+    assert.equal(sent().length, 1, 'committed once, not sent again');
+  });
+
   test('another transaction in the way is sent again; a refusal that keeps coming back gives up with 503', async () => {
     mock.on(TransactWriteCommand).rejectsOnce(cancelled('TransactionConflict', 'None')).resolves({});
     assert.ok((await settlementWith().settlement.settle(work({ end: ending }))).settled);

@@ -9,7 +9,7 @@ import { deriveWebhookSecret } from '#platform/secrets/service-key.js';
 import { processDelivery } from '#webhooks/deliver.js';
 import type { DeliveryMessage } from '#webhooks/delivery-messages.js';
 import { checkEndpointUrl } from '#webhooks/endpoint-url.js';
-import type { AttemptRecord, WebhookDelivery, WebhookEndpoint } from '#webhooks/model.js';
+import { type AttemptRecord, firstDelivery, type WebhookDelivery, type WebhookEndpoint } from '#webhooks/model.js';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, nextAttemptAt, retrySchedule, sqsDelaySeconds } from '#webhooks/schedule.js';
 import { EVENT_FIXTURE, endpointFixture } from '../helpers/webhook-fixtures.js';
 
@@ -41,21 +41,9 @@ function world(initial: Partial<WebhookDelivery> = {}) {
   let clock = Date.now();
   const state = {
     delivery: {
-      id: 'whd_0mwvyhd7oIwogRIxo-Bl0thkA',
-      endpoint_id: ENDPOINT.id,
-      account_id: 'acc',
-      event_id: EVENT.id,
-      event_type: 'run.completed',
-      event_created_at: EVENT.created_at,
-      status: 'pending',
-      attempts: 0,
-      series: 1,
-      series_start: 0,
-      last_status_code: null,
-      last_error: null,
+      ...firstDelivery(ENDPOINT.id, 'acc', { ...EVENT, type: 'run.completed' }, new Date(clock), null),
       next_attempt_at: null,
       created_at: 'c',
-      delivered_at: null,
       ...initial,
     } as WebhookDelivery,
     endpoint: { ...ENDPOINT } as WebhookEndpoint | undefined,

@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import type { ResponseDoc } from '#platform/http/contract.js';
-import { RUN_EVENT_TYPES } from '../events.js';
-import { RUN_STATUSES } from '../model.js';
+import { RUN_EVENT_TYPES, RUN_STATUSES } from '../model.js';
 
 const usage = { input_tokens: z.number().int(), output_tokens: z.number().int(), cost_micro_usd: z.number().int() };
 
