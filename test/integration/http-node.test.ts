@@ -209,6 +209,11 @@ describe('http node: server-side request forgery', () => {
       const refused = await settled(await run(await version([local])));
       assert.equal(execution(refused, local).error?.code, 'ssrf_blocked');
       assert.equal(hits.get('/users/x'), undefined);
+
+      // A Teredo address (2001::/32), whose embedded IPv4 a tunnel would reach: refused as the other special ranges are.
+      const teredo = http('teredo', { url: 'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/' });
+      const tunnelled = await settled(await run(await version([teredo])));
+      assert.equal(execution(tunnelled, teredo).error?.code, 'ssrf_blocked');
     } finally {
       process.env.HTTP_NODE_ALLOWED_HOSTS = saved;
     }

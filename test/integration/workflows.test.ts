@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { workflowsRepo } from '#workflows/workflows-repository.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
@@ -116,6 +116,21 @@ describe('workflows', () => {
     assert.equal(all.body.workflows.length, 5);
     assert.equal(all.body.has_more, false);
     assert.equal(all.body.next_cursor, null);
+  });
+
+  test('a cursor whose position was changed and its checksum recomputed (what an unkeyed SHA-256 allowed) is 400 cursor_invalid', async () => {
+    const user = await signedUpUser(stack);
+    for (const name of ['one', 'two', 'three']) await newWorkflow(user.token, name);
+    const cursor: string = (await get('/v1/workflows?limit=1', user.token)).body.next_cursor;
+    const body = JSON.parse(Buffer.from(cursor.split('.')[0]!, 'base64url').toString('utf8'));
+    const moved = Buffer.from(JSON.stringify({ ...body, p: { ...body.p, pk: `${body.p.pk}-other` } })).toString('base64url');
+    const sha = createHash('sha256').update(`cursor:v1:${moved}`).digest('base64url');
+    for (const sum of [sha.slice(0, 16), sha.slice(0, 22)]) {
+      const forged = await get(`/v1/workflows?limit=1&cursor=${encodeURIComponent(`${moved}.${sum}`)}`, user.token);
+      assert.equal(forged.status, 400, sum);
+      assert.equal(forged.body.code, 'cursor_invalid');
+    }
+    assert.equal((await get(`/v1/workflows?limit=1&cursor=${encodeURIComponent(cursor)}`, user.token)).status, 200, 'the cursor as issued still pages');
   });
 
   test('search matches a name substring ignoring case, pages correctly, and a cursor is bound to its search', async () => {
