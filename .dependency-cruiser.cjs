@@ -82,6 +82,21 @@ module.exports = {
       to: { path: '^(functions|test|bench|infra)/' },
     },
     {
+      name: 'pages-are-built-not-imported',
+      severity: 'error',
+      comment:
+        'web/build.ts builds the console and the reference page at synthesis and on `npm start`: deployed code serves its output (lib/pages) and never runs the build.',
+      from: { path: '^(lib|functions)/', pathNot: '^lib/local/' },
+      to: { path: '^web/' },
+    },
+    {
+      name: 'browser-code-stands-alone',
+      severity: 'error',
+      comment: 'The console runs in a browser: it calls the service through the typed client only, never lib/ (Node.js code, AWS clients).',
+      from: { path: '^web/(console|docs)/' },
+      to: { path: '^(lib|functions|infra|test|bench)/' },
+    },
+    {
       name: 'handlers-are-not-libraries',
       severity: 'error',
       comment: 'A handler is an entry point; shared code belongs in lib/.',

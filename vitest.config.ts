@@ -10,7 +10,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
  * Every test tier with vitest:
  *
  *   npm test                               type-check, then all tiers with coverage
- *   npm run test:unit                      one tier (unit | integration | infra)
+ *   npm run test:unit                      one tier (unit | integration | browser | infra)
  *   npx vitest run test/unit/cursor.test.ts  given files
  *
  * Each test file runs in its own child process (pool `forks`, isolated), as
@@ -61,6 +61,18 @@ export default defineConfig({
           globalSetup: ['test/integration/global-setup.ts'],
           setupFiles: ['test/integration/setup-env.ts'],
           // Real emulators, SQS redelivery and stream time limits: tests take seconds, bounded inside by their own waits.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          // The pages in Debian's Chromium (test/browser/support/browser.ts) against a local stack on this run's emulators.
+          globalSetup: ['test/integration/global-setup.ts'],
+          setupFiles: ['test/integration/setup-env.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },

@@ -99,6 +99,7 @@ export class FeatureStack extends NestedStack {
       rateLimited: rateLimited(route),
       sends: route.sends,
       serviceKey: route.serviceKey,
+      staticFiles: route.staticFiles,
       environment: {
         ...(props.baseUrl ? { BASE_URL: props.baseUrl } : {}),
         // A route that calls addresses users chose (MCP servers) follows the same outbound settings as the workers.

@@ -13,6 +13,7 @@ import { OPENAI_KEY_VARIABLES } from '#models/openai-key.js';
 import type { TableAccess } from '#platform/http/contract.js';
 import { SERVICE_KEY_VARIABLES } from '#platform/secrets/service-key.js';
 import { keys } from '#platform/table/keys.js';
+import { webBuild } from '../web/build.js';
 import { BUNDLE, ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from './bundling.js';
 
 /** Repository root: route and queue entries are relative to it. */
@@ -48,7 +49,16 @@ export interface FunctionSpec {
   /** The queue its event source mapping reads. */
   readonly consumes?: sqs.IQueue;
   readonly environment?: Readonly<Record<string, string>>;
+  /** Serves the console and the reference pages: their build goes into the bundle as `web/`. */
+  readonly staticFiles?: boolean;
 }
+
+/** One compressed build of the pages per synthesis, shared by the functions that serve them. */
+let pagesBuild: string | undefined;
+const copyPages = (outputDir: string): string[] => {
+  pagesBuild ??= webBuild({ compress: true });
+  return [`mkdir -p "${outputDir}/web"`, `cp -R "${pagesBuild}/." "${outputDir}/web/"`];
+};
 
 /** The access a role is shared by: two functions with the same key may do exactly the same things. */
 const accessKey = (spec: FunctionSpec, stack: Stack): string =>
@@ -108,6 +118,9 @@ export class ServiceFunctions {
         banner: ESM_REQUIRE_BANNER,
         logLevel: LogLevel.WARNING,
         externalModules: EXTERNAL_MODULES,
+        ...(spec.staticFiles
+          ? { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (_input: string, output: string) => copyPages(output) } }
+          : {}),
       },
     });
     Validations.of(fn).acknowledge({

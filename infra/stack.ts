@@ -10,6 +10,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { FEATURE_LAYOUT, type FeatureLayout, type RouteDefinition } from '#app/routes.js';
 import { OUTBOUND_VARIABLES, type OutboundVariable, outboundVariable } from '#net/outbound-settings.js';
+import { ASSETS_PREFIX } from '#pages/model.js';
 import { dlqName, type QueueDefinition, queueUrlVariable } from '#platform/queues.js';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
 import { type FeatureQueue, FeatureStack } from './feature-stack.js';
@@ -336,19 +337,23 @@ export class WorkflowServiceStack extends Stack {
     } as const;
     // The API's own host name, e.g. abc123.execute-api.eu-west-1.amazonaws.com.
     const apiDomain = Fn.select(2, Fn.split('/', this.httpApi.apiEndpoint));
+    const apiOrigin = new origins.HttpOrigin(apiDomain, {
+      protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+      originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
+      readTimeout: Duration.seconds(30),
+    });
     const distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: `${this.stackName} workflow service`,
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
-      defaultBehavior: {
-        ...passThrough,
-        origin: new origins.HttpOrigin(apiDomain, {
-          protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
-          originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
-          readTimeout: Duration.seconds(30),
-        }),
-        compress: true,
-      },
+      defaultBehavior: { ...passThrough, origin: apiOrigin, compress: true },
+    });
+    // The console's and the reference page's content-hashed files never change: cached at the edge, no cookie or credential in the key.
+    distribution.addBehavior(`${ASSETS_PREFIX}*`, apiOrigin, {
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+      cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
+      compress: true,
     });
     for (const route of streamingRoutes) {
       const streamOrigin = new origins.FunctionUrlOrigin(this.streams.streamFunctions.get(route.id)!.url, {

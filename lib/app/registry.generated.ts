@@ -10,6 +10,7 @@ import { HOOKS_ENDPOINTS } from '#hooks/contracts/index.js';
 import { INTERACTIONS_ENDPOINTS } from '#interactions/contracts/index.js';
 import { MACHINES_ENDPOINTS } from '#machines/contracts/index.js';
 import { MEMORY_ENDPOINTS } from '#memory/contracts/index.js';
+import { PAGES_ENDPOINTS } from '#pages/contracts/index.js';
 import type { EndpointContract } from '#platform/http/contract.js';
 import type { QueueDefinition } from '#platform/queues.js';
 import { RUNS_ENDPOINTS } from '#runs/contracts/index.js';
@@ -32,6 +33,7 @@ export const ENDPOINTS: readonly EndpointContract[] = [
   ...INTERACTIONS_ENDPOINTS,
   ...MACHINES_ENDPOINTS,
   ...MEMORY_ENDPOINTS,
+  ...PAGES_ENDPOINTS,
   ...RUNS_ENDPOINTS,
   ...USAGE_ENDPOINTS,
   ...WEBHOOKS_ENDPOINTS,
@@ -53,6 +55,7 @@ export const FEATURES: readonly { name: string; endpoints: readonly EndpointCont
   { name: 'interactions', endpoints: INTERACTIONS_ENDPOINTS, queues: [] },
   { name: 'machines', endpoints: MACHINES_ENDPOINTS, queues: [] },
   { name: 'memory', endpoints: MEMORY_ENDPOINTS, queues: [] },
+  { name: 'pages', endpoints: PAGES_ENDPOINTS, queues: [] },
   { name: 'runs', endpoints: RUNS_ENDPOINTS, queues: RUNS_QUEUES },
   { name: 'usage', endpoints: USAGE_ENDPOINTS, queues: [] },
   { name: 'webhooks', endpoints: WEBHOOKS_ENDPOINTS, queues: WEBHOOKS_QUEUES },

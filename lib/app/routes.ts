@@ -27,13 +27,15 @@ export interface RouteDefinition {
   outbound?: boolean;
   /** Derives webhook secrets: the stack lets it read the service key. */
   serviceKey?: boolean;
+  /** Ships the built console and reference pages in its bundle. */
+  staticFiles?: boolean;
   timeoutSeconds?: number;
   memoryMb?: number;
 }
 
 export const routeOf = (contract: EndpointContract): RouteDefinition => {
-  const { id, method, path, handler: entry, table, auth, streaming, sends, outbound, serviceKey, timeoutSeconds, memoryMb } = contract;
-  const optional = { streaming, sends, outbound, serviceKey, timeoutSeconds, memoryMb };
+  const { id, method, path, handler: entry, table, auth, streaming, sends, outbound, serviceKey, staticFiles, timeoutSeconds, memoryMb } = contract;
+  const optional = { streaming, sends, outbound, serviceKey, staticFiles, timeoutSeconds, memoryMb };
   return { id, method, path, entry, table, auth, ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)) };
 };
 

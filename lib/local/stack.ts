@@ -4,6 +4,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { QUEUES } from '#app/queues.js';
 import { ROUTES, type RouteDefinition } from '#app/routes.js';
 import { type QueueDefinition, queueUrlVariable } from '#platform/queues.js';
+import { webBuild } from '../../web/build.js';
 import { startEmulators } from './emulators.js';
 import { type RunningGateway, startGateway } from './gateway.js';
 import { REPO_ROOT } from './handlers.js';
@@ -85,6 +86,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       SERVICE_KEY_FILE: process.env.SERVICE_KEY_FILE ?? resolve(REPO_ROOT, '.local-data', 'service-key'),
       AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? LOCAL_CREDENTIALS.secretAccessKey,
+      // The console and reference pages, built from web/ (cached until a source changes); a Lambda bundle carries them in web/.
+      WEB_ASSETS_DIR: process.env.WEB_ASSETS_DIR || webBuild({ compress: false }),
       ...Object.fromEntries(queues.map((q) => [queueUrlVariable(q.definition.name), q.url])),
     });
     if (port !== 0 || !process.env.BASE_URL) process.env.BASE_URL = `http://127.0.0.1:${port}`;

@@ -101,6 +101,8 @@ interface RouteFields {
   outbound?: true;
   /** Derives webhook secrets or signs and checks pagination cursors (lib/platform/secrets/service-key.ts, http/cursor.ts): the stack lets it read the service key. */
   serviceKey?: true;
+  /** Serves the built console and reference pages: the stack ships them in its bundle (web/build.ts). */
+  staticFiles?: true;
   timeoutSeconds?: number;
   memoryMb?: number;
 }
