@@ -97,6 +97,13 @@ module.exports = {
       to: { path: '^(lib|functions|infra|test|bench)/' },
     },
     {
+      name: 'the-client-is-its-own-package',
+      severity: 'error',
+      comment: 'clients/typescript/src is published on its own: it knows the service only through the generated document types.',
+      from: { path: '^clients/typescript/src/' },
+      to: { path: '^(?!clients/typescript/src/|node_modules/)' },
+    },
+    {
       name: 'handlers-are-not-libraries',
       severity: 'error',
       comment: 'A handler is an entry point; shared code belongs in lib/.',

@@ -1,5 +1,6 @@
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { type BundleSizes, bundleSizeSummary, renderBundleSizeSection } from './benchmarks/bundle-size.js';
+import { type ConsoleResults, consoleSummary, renderConsoleSection } from './benchmarks/console.js';
 import { type EngineResults, engineSummaryLines, renderEngineSection } from './benchmarks/engine.js';
 import { type EvaluationsResults, evaluationsSummaryLines, renderEvaluationsSection } from './benchmarks/evaluations.js';
 import { type LoadTimes, loadTimeSummary } from './benchmarks/load-time.js';
@@ -36,6 +37,8 @@ export interface Report {
   money: MoneyProcessResults;
   /** Section 9: the cloud assembly. */
   stack: StackResults;
+  /** Section 10: the console's bytes and its time to the first run list. */
+  consolePages: ConsoleResults;
 }
 
 export function renderReport(r: Report): string {
@@ -65,6 +68,7 @@ export function renderReport(r: Report): string {
     ...(r.money.money ? moneySummaryLines(r.money.money).map((line) => `- ${line}; see section 7.`) : []),
     ...(r.money.webhooks ? webhooksSummaryLines(r.money.webhooks).map((line) => `- ${line}; see section 8.`) : []),
     `- ${stackSummary(r.stack)}`,
+    `- ${consoleSummary(r.consolePages)}`,
     '',
     `\`${COMMAND}\` exits 0 whether or not budgets pass; it fails only if a measurement cannot be made.`,
     '',
@@ -81,5 +85,6 @@ export function renderReport(r: Report): string {
     ...(r.money.money ? renderMoneySection(r.money, 7) : []),
     ...(r.money.webhooks ? renderWebhooksSection(r.money.webhooks, 8, r.money.seconds, r.money.money ? 7 : undefined) : []),
     ...renderStackSection(r.stack, 9),
+    ...renderConsoleSection(r.consolePages, 10),
   ].join('\n');
 }

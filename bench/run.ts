@@ -18,12 +18,14 @@
  * webhooks` only the webhooks section, `npm run bench -- rate`
  * only what the rate limit adds to an authenticated read, `npm run bench -- stack`
  * only the cloud assembly section (resources per stack, the deployed bundles'
- * cold start), and `npm run bench -- load` only bundle sizes and load times;
+ * cold start), `npm run bench -- console` only the console's bytes and its
+ * time to the first run list in Chromium, and `npm run bench -- load` only bundle sizes and load times;
  * docs/benchmarks.md is written only by the full run.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { bundleSizeBudget, bundleSizeConsoleLines, measureBundleSizes } from './benchmarks/bundle-size.js';
+import { consoleBudget, consoleConsoleLines, measureConsole, renderConsoleSection } from './benchmarks/console.js';
 import { engineBudget, engineConsoleLines, measureEngine, renderEngineSection } from './benchmarks/engine.js';
 import { evaluationsConsoleLines, renderEvaluationsSection } from './benchmarks/evaluations.js';
 import { bundleFirstUse, firstUseConsoleLines } from './benchmarks/first-use.js';
@@ -67,7 +69,10 @@ const RUNS_SAMPLES = positiveInt(process.env.BENCH_RUNS_SAMPLES, ENGINE_RUNS);
 /** Timed repetitions of the evaluation and of its client-created runs (each ~30 runs in a row, a few seconds): enough for a median, and the whole bench stays within its time. */
 const EVALUATION_REPS = positiveInt(process.env.BENCH_EVALUATION_REPS, 5);
 const ARGS = process.argv.slice(2);
-const MODE = (['engine', 'runs', 'evaluations', 'load', 'rate', 'money', 'webhooks', 'stack'] as const).find((mode) => ARGS.includes(mode)) ?? 'full';
+/** Page loads of the console timed to its run list. */
+const CONSOLE_SAMPLES = positiveInt(process.env.BENCH_CONSOLE_SAMPLES, 15);
+const MODE =
+  (['engine', 'runs', 'evaluations', 'load', 'rate', 'money', 'webhooks', 'stack', 'console'] as const).find((mode) => ARGS.includes(mode)) ?? 'full';
 
 const print = (lines: string[]) => console.log(lines.join('\n'));
 
@@ -134,6 +139,13 @@ async function stackOnly(): Promise<void> {
   console.log(`\n(Stack section only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
 }
 
+async function consoleOnly(): Promise<void> {
+  const results = await measureConsole(CONSOLE_SAMPLES);
+  console.log(`\n${renderConsoleSection(results).join('\n')}`);
+  print(consoleConsoleLines(results));
+  console.log(`\n(Console section only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
+}
+
 async function run(work: string): Promise<void> {
   const started = new Date();
   const revision = codeRevision();
@@ -152,9 +164,10 @@ async function run(work: string): Promise<void> {
   const engine = MODE === 'load' ? undefined : await measureEngine(work, ENGINE_RUNS, SSE_LISTENERS);
   const { runs, evaluations } = MODE === 'load' ? {} : await measureRuns(work, ['runs', 'evaluations'], RUNS_SAMPLES, EVALUATION_REPS);
   const money = MODE === 'load' ? undefined : await measureMoney(work, ['money', 'webhooks'], RUNS_SAMPLES);
+  const consolePages = MODE === 'load' ? undefined : await measureConsole(CONSOLE_SAMPLES);
 
   const seconds = (performance.now() - t0) / 1000;
-  if (engine && runs && evaluations && rate && money?.money && money.webhooks && stack) {
+  if (engine && runs && evaluations && rate && money?.money && money.webhooks && stack && consolePages) {
     mkdirSync(dirname(REPORT), { recursive: true });
     writeFileSync(
       REPORT,
@@ -174,6 +187,7 @@ async function run(work: string): Promise<void> {
         evaluations,
         money,
         stack,
+        consolePages,
       }),
     );
   }
@@ -181,7 +195,7 @@ async function run(work: string): Promise<void> {
   print([...bundleSizeConsoleLines(sizes), ...oldClientSizeLines(old)]);
   print([...loadTimeConsoleLines(load), ...firstUseConsoleLines(load), ...oldClientConsoleLines(comparison), ...loadVerdictLines(load)]);
   console.log(`  ${comparisonSummary(comparison, load)}`);
-  if (!engine || !runs || !evaluations || !rate || !money?.money || !money.webhooks || !stack) {
+  if (!engine || !runs || !evaluations || !rate || !money?.money || !money.webhooks || !stack || !consolePages) {
     console.log(`\n(Bundle sizes and load times only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
     return;
   }
@@ -196,6 +210,7 @@ async function run(work: string): Promise<void> {
     runsBudget(runs),
     moneyBudget(money.money),
     ...stackBudget(stack),
+    consoleBudget(consolePages),
   ]);
   console.log(`\n${engineConsoleLines(engine).join('\n')}`);
   console.log(`\n${runsConsoleLines(runs).join('\n')}`);
@@ -203,6 +218,7 @@ async function run(work: string): Promise<void> {
   console.log(`\n${moneyConsoleLines(money.money).join('\n')}`);
   console.log(`\n${webhooksConsoleLines(money.webhooks).join('\n')}`);
   print(stackConsoleLines(stack));
+  print(consoleConsoleLines(consolePages));
   console.log(`\nWrote ${REPORT} in ${seconds.toFixed(0)} s.`);
 }
 
@@ -221,6 +237,7 @@ const only = {
   money: moneyOnly,
   webhooks: webhooksOnly,
   stack: stackOnly,
+  console: consoleOnly,
 } as const;
 (MODE === 'full' || MODE === 'load' ? inScratchDir('run-', run) : only[MODE]()).then(
   () => process.exit(0),

@@ -25,7 +25,8 @@ async function main(): Promise<void> {
     `  DynamoDB: ${stack.dynamodbEndpoint} (table ${stack.tableName}${process.env.LOCAL_DATA_DIR ? `, data in ${process.env.LOCAL_DATA_DIR}` : ', in memory'})`,
   );
   console.log(`  SQS:      ${stack.sqsEndpoint}${process.env.LOCAL_WORKERS === 'off' ? ' (no workers here: run them with npm run workers)' : ''}`);
-  console.log(`  OpenAPI:  ${stack.url}/openapi.json`);
+  console.log(`  Console:  ${stack.url}/ (sign in with the demo account below)`);
+  console.log(`  API reference: ${stack.url}/docs (the document: ${stack.url}/openapi.json)`);
   // The handlers run in this process and read OUTBOUND_ALLOWED_HOSTS / OUTBOUND_ALLOW_INSECURE (or their earlier names) on every call.
   console.log(`  Outbound: ${describeOutboundSettings()}`);
 

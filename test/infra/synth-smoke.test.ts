@@ -83,6 +83,21 @@ describe('npm run start:synth: the synthesized app, every function its bundle un
   const post = (path: string, body: unknown) => running.call('POST', path, running.user.token, body, { 'Idempotency-Key': randomUUID() });
   const get = (path: string) => running.call('GET', path, running.user.token);
 
+  test('the console, the reference page and their assets are served from the bundles, compressed', async () => {
+    for (const path of ['/', '/docs']) {
+      const page = await fetch(`${running.stack.url}${path}`, { headers: { 'Accept-Encoding': 'br' } });
+      assert.equal(page.status, 200, path);
+      assert.equal(page.headers.get('content-encoding'), 'br', path);
+      assert.ok(page.headers.get('content-security-policy')?.includes("script-src 'self'"), path);
+      const html = await page.text();
+      for (const [, asset] of html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)) {
+        const response = await fetch(`${running.stack.url}${asset}`);
+        assert.equal(response.status, 200, asset);
+      }
+    }
+    assertNoDenials(running.denials);
+  });
+
   test('a workflow request runs to its end on the workers, and its live stream shows it', async () => {
     const frames = await workflowRequestToItsEnd(running);
     const request = frames.filter((f) => f.workflow_request).map((f) => f.workflow_request.status);

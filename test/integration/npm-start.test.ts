@@ -49,6 +49,13 @@ describe('npm start', () => {
         body: JSON.stringify({ email: 'demo@example.com', password }),
       });
       assert.equal(login.status, 200);
+      // The printed console and reference addresses answer their pages.
+      for (const [label, path] of [['Console:', '/'], ['API reference:', '/docs']] as const) {
+        assert.match(run.output(), new RegExp(`${label}\\s+http://127\\.0\\.0\\.1:${port}${path} `));
+        const page = await fetch(`http://127.0.0.1:${port}${path}`);
+        assert.equal(page.status, 200, path);
+        assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+      }
     } finally {
       // Ctrl-C in a terminal signals the whole process group: npm, tsx and the service.
       process.kill(-run.child.pid!, 'SIGINT');
