@@ -704,6 +704,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The web console
+     * @description The console: sign in with email and password (the browser session), then tokens, runs, workflow requests, usage and webhooks. It mints itself a short-lived API token through the session, keeps it in memory only, and calls this API with it.
+     */
+    get: operations['consolePage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/docs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * This API reference
+     * @description This reference, rendered in the browser from `GET /openapi.json`. Everything it needs is served by this origin.
+     */
+    get: operations['referencePage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/assets/{file}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A script or stylesheet of the pages
+     * @description The scripts and stylesheets `GET /` and `GET /docs` name. Their names change with their content, so an answer never goes stale.
+     */
+    get: operations['pageAsset'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/runs': {
     parameters: {
       query?: never;
@@ -5630,6 +5690,151 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying; sent with every 429, at least `1`. */
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  consolePage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The console, an HTML page. Served with a Content-Security-Policy that allows scripts from this origin only, and revalidated on every load (`Cache-Control: no-cache`). */
+      200: {
+        headers: {
+          /** @description A strong validator of the content: send it back as `If-None-Match` to be answered 304. */
+          ETag?: string;
+          /** @description `Accept-Encoding`. */
+          Vary?: string;
+          /** @description `script-src 'self'`, `connect-src 'self'`, no frames, nothing from another origin. */
+          'Content-Security-Policy'?: string;
+          /** @description `no-cache`. */
+          'Cache-Control'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The client holds this version already (`If-None-Match`): no body. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  referencePage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description This reference, an HTML page. Served with a Content-Security-Policy that allows scripts from this origin only, and revalidated on every load (`Cache-Control: no-cache`). */
+      200: {
+        headers: {
+          /** @description A strong validator of the content: send it back as `If-None-Match` to be answered 304. */
+          ETag?: string;
+          /** @description `Accept-Encoding`. */
+          Vary?: string;
+          /** @description `script-src 'self'`, `connect-src 'self'`, no frames, nothing from another origin. */
+          'Content-Security-Policy'?: string;
+          /** @description `no-cache`. */
+          'Cache-Control'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The client holds this version already (`If-None-Match`): no body. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  pageAsset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A file the console or this reference loads, named with its content hash (`console-ABCD1234.js`). */
+        file: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file, compressed (`Content-Encoding: br` or `gzip`) when `Accept-Encoding` allows. Its name carries its content hash, so it is cached for a year (`Cache-Control: public, max-age=31536000, immutable`). */
+      200: {
+        headers: {
+          /** @description A strong validator of the content: send it back as `If-None-Match` to be answered 304. */
+          ETag?: string;
+          /** @description `Accept-Encoding`. */
+          Vary?: string;
+          /** @description `public, max-age=31536000, immutable`. */
+          'Cache-Control'?: string;
+          /** @description `br` or `gzip`, when the client takes one. */
+          'Content-Encoding'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/javascript': string;
+          'text/css': string;
+        };
+      };
+      /** @description The client holds this version already (`If-None-Match`): no body. */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description No such file (`not_found`): an old page asking for a file a later deploy replaced; reload the page. */
+      404: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
