@@ -1,6 +1,8 @@
 /**
- * The shell blocks of README.md and docs/deploy.md that work on a laptop,
- * run as written, so that what the documents tell a reader to paste stays true.
+ * The shell blocks of README.md and of every document under docs/ that work
+ * on a laptop, run as written, so that what the documents tell a reader to
+ * paste stays true. A document under docs/ is run when it has a marked block,
+ * so a new one needs no change here.
  *
  * The convention: a fenced block whose info string is a shell (`sh`, `bash`)
  * followed by the word `local` is run by this test:
@@ -24,12 +26,14 @@
  * the test starts a local stack (test/helpers/stack.ts: a gateway on a free
  * port against the run's DynamoDB Local and SQS emulator) and replaces, in the
  * blocks' text, `http://127.0.0.1:3000` with its URL and
- * `http://127.0.0.1:8808` (the example MCP server README's Runs block names)
- * with an MCP server it serves itself; the stack allows calls to it as
+ * `http://127.0.0.1:8808` (the example MCP server, `npm run mcp:example`, that
+ * README's tour and docs/api/runs.md name) with an MCP server it serves itself; the stack allows calls to it as
  * `OUTBOUND_ALLOWED_HOSTS=127.0.0.1 OUTBOUND_ALLOW_INSECURE=true npm start`
  * would. The process gets the environment the operator CLI needs to reach
  * the stack's table (`DYNAMODB_ENDPOINT`, `TABLE_NAME`), and `BASE_URL`, the
  * service root docs/deploy.md's first-account and smoke-test blocks use.
+ * Each document runs in a process of its own, so its first marked block makes
+ * what the others need (most documents start with docs/examples/new-account.sh).
  * The table is shared by the run: a block that creates an account gives it a
  * unique email.
  *
@@ -41,7 +45,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, test } from 'vitest';
@@ -49,10 +53,9 @@ import { REPO_ROOT } from '#local/handlers.js';
 import { startMcpServer, type TestMcpServer } from '../helpers/mcp-server.js';
 import { startTestStack } from '../helpers/stack.js';
 
-const DOCUMENTS = ['README.md', 'docs/deploy.md'] as const;
 const LOCAL_URL = 'http://127.0.0.1:3000';
 const MCP_EXAMPLE_URL = 'http://127.0.0.1:8808';
-/** Per document: README's blocks take about 15 s, docs/deploy.md's 2 s. */
+/** Per document: the longest, docs/api/evaluations.md's, take about 10 s. */
 const DOCUMENT_TIME_LIMIT_MS = 60_000;
 const SHELLS = new Set(['sh', 'bash', 'shell']);
 
@@ -97,6 +100,16 @@ function localShellBlocks(markdown: string): ShellBlock[] {
   });
   return blocks;
 }
+
+/** README.md, whose tour must keep its marked blocks, and every document under docs/ that has a marked block, in path order. */
+const DOCUMENTS = [
+  'README.md',
+  ...readdirSync(join(REPO_ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.md'))
+    .map((path) => `docs/${path.split('\\').join('/')}`)
+    .sort()
+    .filter((document) => localShellBlocks(readFileSync(join(REPO_ROOT, document), 'utf8')).length > 0),
+];
 
 const MARK = '##docs-shell-block';
 const FAILED = '##docs-shell-failed';
@@ -192,6 +205,12 @@ describe('the runner', () => {
     '````',
   ].join('\n');
 
+  test('finds the documents: README.md and the docs/ documents with marked blocks (docs/deploy.md among them), none twice', () => {
+    assert.equal(DOCUMENTS[0], 'README.md');
+    assert.ok(DOCUMENTS.includes('docs/deploy.md'), `docs/deploy.md is not among ${DOCUMENTS.join(', ')}`);
+    assert.equal(new Set(DOCUMENTS).size, DOCUMENTS.length);
+  });
+
   test('extracts marked shell blocks only, in order, with their first lines; list-item indentation removed', () => {
     const blocks = localShellBlocks(markdown);
     assert.deepEqual(
@@ -237,7 +256,7 @@ describe('the documents’ local shell blocks', () => {
     const missing = ['bash', 'curl', 'jq', 'openssl'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
     assert.deepEqual(missing, [], `The documents' blocks need ${missing.join(', ')} on PATH (apt-get install ${missing.join(' ')}).`);
     mcp = await startMcpServer();
-    // What README asks of `npm start` for the example MCP server; the handlers run in this process and read it per call.
+    // What the documents ask of `npm start` for the example MCP server; the handlers run in this process and read it per call.
     Object.assign(process.env, { OUTBOUND_ALLOWED_HOSTS: '127.0.0.1', OUTBOUND_ALLOW_INSECURE: 'true' });
     stack = await startTestStack({
       onRequest: (r) => {
