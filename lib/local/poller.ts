@@ -101,7 +101,7 @@ export function startPoller(options: PollerOptions): { stop(): Promise<void> } {
         MaxNumberOfMessages: Math.min(10, max),
         // Long polling answers as soon as a message arrives; stop() aborts the wait.
         WaitTimeSeconds: waitSeconds,
-        // LOCAL_VISIBILITY_TIMEOUT_SECONDS shortens it for trying out a worker that dies (README, Runs).
+        // LOCAL_VISIBILITY_TIMEOUT_SECONDS shortens it for trying out a worker that dies (docs/api/runs.md).
         VisibilityTimeout: Number(process.env.LOCAL_VISIBILITY_TIMEOUT_SECONDS) || source.visibilityTimeoutSeconds,
         MessageSystemAttributeNames: ['All'],
         MessageAttributeNames: ['All'],

@@ -13,7 +13,7 @@ import { readLocalStackState } from './state.js';
  * against the `npm start` running beside it (started with LOCAL_WORKERS=off).
  * Killing this process kills the workers in the middle of whatever they do,
  * as a crashed Lambda would; starting it again lets the queues' next
- * deliveries take the work over (README, Runs).
+ * deliveries take the work over (docs/api/runs.md).
  */
 async function main(): Promise<void> {
   const state = readLocalStackState();

@@ -2,7 +2,7 @@ import { startMcpServer } from './mcp-server.js';
 
 /**
  * `npm run mcp:example`: the tests' MCP server on a fixed port, to try
- * harnesses with MCP tools on `npm start` (README, Runs): `/json` and
+ * harnesses with MCP tools on `npm start` (docs/api/runs.md): `/json` and
  * `/sse` serve `echo`, `fail` and `add`; `/slow` serves `slow`, which
  * answers only once this process reads a line on stdin.
  */

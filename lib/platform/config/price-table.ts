@@ -2,7 +2,7 @@ import { MACHINE_SECOND_MICRO_USD, MODEL_PRICES, NODE_EXECUTION_FEE_MICRO_USD, P
 
 /**
  * The price table as Markdown, rendered from prices.ts: the OpenAPI
- * document's description and README's "Money" section show this very text
+ * document's description and README's "Prices" section show this very text
  * (`npm run openapi` writes both), so neither can drift from what is charged.
  */
 
