@@ -136,7 +136,7 @@ function inputFiles(): string[] {
           entry.name === 'node_modules' ? [] : entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
         )
       : [];
-  const versions = ['@scalar/api-reference', 'preact', '@preact/signals', 'openapi-fetch', 'eventsource-parser']
+  const versions = ['@scalar/api-reference', 'preact', 'openapi-fetch', 'eventsource-parser']
     .map((name) => join(ROOT, 'node_modules', name, 'package.json'))
     .filter((file) => existsSync(file));
   return [...walk(join(ROOT, 'web')), ...walk(join(ROOT, 'clients', 'typescript', 'src')), join(ROOT, 'lib', 'pages', 'model.ts'), ...versions].sort();
