@@ -94,7 +94,10 @@ async function seed(url: string, runs: number): Promise<{ email: string; passwor
         body: JSON.stringify(body),
       }),
     );
-  const files = [{ path: 'harness.json', content: JSON.stringify({ model: 'local/echo' }) }];
+  const files = [
+    { path: 'harness.json', content: JSON.stringify({ model: 'local/echo', instructions: 'prompt.md' }) },
+    { path: 'prompt.md', content: 'Answer in one line.' },
+  ];
   const harness = await call('/v2/harnesses', { name: 'bench echo', files });
   const machine = await call('/v1/machines', { name: 'bench machine' });
   for (let i = 0; i < runs; i++) await call('/v2/runs', { harness_id: harness.id, machine_id: machine.id, input: `hello ${i}` });
