@@ -161,7 +161,8 @@ export class ServiceFunctions {
       modelKey?.grantRead(role);
       role.addToPrincipalPolicy(
         new iam.PolicyStatement({
-          actions: ['bedrock:InvokeModel'],
+          // Converse and, for runs that stream their answer as `message.delta` events, ConverseStream.
+          actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
           resources: [`arn:${Aws.PARTITION}:bedrock:*::foundation-model/*`, `arn:${Aws.PARTITION}:bedrock:*:${Aws.ACCOUNT_ID}:inference-profile/*`],
         }),
       );

@@ -1,4 +1,5 @@
 import type { BedrockRuntimeClient, ContentBlock, Message, Tool, ToolUseBlock } from '@aws-sdk/client-bedrock-runtime';
+import { completionOfStream } from './bedrock-stream.js';
 import type { ChatMessage, Completion, CompletionRequest, ModelProvider, ToolCall, ToolSpec } from './types.js';
 
 // The SDK's JSON type, named without importing @smithy/types, which is not a dependency of ours.
@@ -65,20 +66,25 @@ function toolCallsOf(content: ContentBlock[]): ToolCall[] {
 /**
  * Amazon Bedrock through the Converse API, with the function's own role.
  * Configured wherever the service runs in AWS (or BEDROCK_ENABLED=true).
+ * Streamed (ConverseStream, `bedrock:InvokeModelWithResponseStream`) only for
+ * a caller that listens (`onText`); the others make the plain Converse call.
  */
 export const bedrockProvider: ModelProvider = {
   async complete(request: CompletionRequest): Promise<Completion> {
-    const { ConverseCommand } = await bedrockSdk();
-    const response = await (await bedrockClient()).send(
-      new ConverseCommand({
-        modelId: request.model,
-        system: request.system ? [{ text: request.system }] : undefined,
-        messages: messagesOf(request.messages),
-        // Converse refuses an empty tool list.
-        toolConfig: request.tools?.length ? { tools: request.tools.map(toolOf) } : undefined,
-      }),
-      { abortSignal: request.signal },
-    );
+    const { ConverseCommand, ConverseStreamCommand } = await bedrockSdk();
+    const input = {
+      modelId: request.model,
+      system: request.system ? [{ text: request.system }] : undefined,
+      messages: messagesOf(request.messages),
+      // Converse refuses an empty tool list.
+      toolConfig: request.tools?.length ? { tools: request.tools.map(toolOf) } : undefined,
+    };
+    if (request.onText) {
+      const { stream } = await (await bedrockClient()).send(new ConverseStreamCommand(input), { abortSignal: request.signal });
+      if (!stream) throw new Error('Bedrock answered ConverseStream without a stream.');
+      return completionOfStream(stream, request.onText, request.signal);
+    }
+    const response = await (await bedrockClient()).send(new ConverseCommand(input), { abortSignal: request.signal });
     const blocks = response.output?.message?.content ?? [];
     const content = blocks.map((block) => block.text ?? '').join('');
     const toolCalls = toolCallsOf(blocks);

@@ -2,15 +2,24 @@ import type { ChatMessage, ToolCall } from './types.js';
 
 /**
  * One turn of a `local/script` run (decisions.md, Models): ask for a tool
- * call, or answer with text, which ends the run.
+ * call, or answer with text, which ends the run. A reply's `delay_ms` is
+ * the wait before each of its words after the first, so that a slow
+ * answer can be watched streaming.
  */
-export type ScriptStep = { tool: string; arguments: Record<string, unknown> } | { reply: string };
+export type ScriptStep = { tool: string; arguments: Record<string, unknown> } | { reply: string; delay_ms?: number };
 
 /** What `local/script` answers for one turn, before tokens are counted. */
 export interface ScriptTurn {
   content: string;
   tool_calls?: ToolCall[];
+  /** The wait before each word of `content` after the first. */
+  delay_ms?: number;
 }
+
+/** The longest `delay_ms`: a scripted answer stays a development aid, not a way to hold a worker. */
+export const MAX_DELAY_MS = 2000;
+
+const isDelay = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_DELAY_MS;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -21,7 +30,10 @@ function stepOf(value: unknown): ScriptStep | undefined {
   // A step that could be read either way is as invalid as one that is neither:
   // a script author must never have to guess which of the two was played.
   if (isTool === isReply) return undefined;
-  return isTool ? { tool: value.tool as string, arguments: value.arguments as Record<string, unknown> } : { reply: value.reply as string };
+  // A tool call has no text to pace: a delay on one would be silently ignored, so it is as wrong as a bad one.
+  if ('delay_ms' in value && (isTool || !isDelay(value.delay_ms))) return undefined;
+  if (isTool) return { tool: value.tool as string, arguments: value.arguments as Record<string, unknown> };
+  return { reply: value.reply as string, ...('delay_ms' in value ? { delay_ms: value.delay_ms as number } : {}) };
 }
 
 /**
@@ -48,6 +60,9 @@ export function currentTurn(messages: ChatMessage[]): { user: string | undefined
   return index < 0 ? { user: undefined, since: messages } : { user: messages[index]!.content, since: messages.slice(index + 1) };
 }
 
+const replyOf = (step: { reply: string; delay_ms?: number }): ScriptTurn =>
+  step.delay_ms ? { content: step.reply, delay_ms: step.delay_ms } : { content: step.reply };
+
 /**
  * The turn `local/script` plays given the run's turns so far (`since`, the
  * messages after the user message that holds the script). The n-th model
@@ -60,11 +75,11 @@ export function playScript(steps: ScriptStep[], since: ChatMessage[]): ScriptTur
   const step = steps[n];
   // Ids only need to be unique within the user turn: the model sees no calls from earlier turns' runs.
   if (step && 'tool' in step) return { content: '', tool_calls: [{ id: `call_${n + 1}`, name: step.tool, arguments: step.arguments }] };
-  if (step) return { content: step.reply };
+  if (step) return replyOf(step);
   const last = steps.at(-1)!;
   // Past the end after a reply, the run was asked to go on after it had
-  // answered; saying the same again keeps the model deterministic.
-  if ('reply' in last) return { content: last.reply };
+  // answered; saying the same again, at the same pace, keeps the model deterministic.
+  if ('reply' in last) return replyOf(last);
   const result = since.findLast((m) => m.role === 'tool');
   return { content: result?.content ?? '' };
 }

@@ -1,5 +1,7 @@
 import type OpenAI from 'openai';
 import { openaiApiKey } from './openai-key.js';
+import { eventData } from './sse.js';
+import { argumentsOf } from './tool-arguments.js';
 import type { ChatMessage, Completion, CompletionRequest, ModelProvider, ToolCall, ToolSpec } from './types.js';
 
 /**
@@ -7,25 +9,34 @@ import type { ChatMessage, Completion, CompletionRequest, ModelProvider, ToolCal
  * typed by the OpenAI SDK's own request and response types. Not the SDK's
  * client (it was): its constructor builds every resource of the OpenAI API,
  * 156 KB bundled, which put the run worker past the 750 KB bundle budget
- * (docs/benchmarks.md), while the service sends one JSON request here, with
- * no streaming and no retries (the client had maxRetries 0; the run's
- * worker retries by its message). OPENAI_BASE_URL is the operator's, not a
- * user's, so it does not go through the outbound address guard.
+ * (docs/benchmarks.md), while the service sends one request here (its
+ * stream read by ./sse.ts), with no retries (the client had maxRetries 0;
+ * the run's worker retries by its message). OPENAI_BASE_URL is the operator's, not a user's, so it does not
+ * go through the outbound address guard.
  */
-async function createChatCompletion(body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, signal?: AbortSignal): Promise<OpenAI.Chat.ChatCompletion> {
+async function post(body: OpenAI.Chat.ChatCompletionCreateParams, signal?: AbortSignal): Promise<Response> {
   const base = (process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1').replace(/\/+$/, '');
   const response = await fetch(`${base}/chat/completions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${await openaiApiKey()}`, 'content-type': 'application/json', accept: 'application/json' },
+    headers: {
+      authorization: `Bearer ${await openaiApiKey()}`,
+      'content-type': 'application/json',
+      accept: body.stream ? 'text/event-stream' : 'application/json',
+    },
     body: JSON.stringify(body),
     signal,
   });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`The OpenAI-compatible endpoint answered ${response.status}: ${text.slice(0, 300)}`);
+  if (!response.ok) throw upstreamError(response.status, await response.text());
+  return response;
+}
+
+const upstreamError = (status: number, text: string) => new Error(`The OpenAI-compatible endpoint answered ${status}: ${text.slice(0, 300)}`);
+
+function parsed<T>(status: number, text: string, what = 'a body'): T {
   try {
-    return JSON.parse(text) as OpenAI.Chat.ChatCompletion;
+    return JSON.parse(text) as T;
   } catch {
-    throw new Error(`The OpenAI-compatible endpoint answered ${response.status} with a body that is not JSON.`);
+    throw new Error(`The OpenAI-compatible endpoint answered ${status} with ${what} that is not JSON.`);
   }
 }
 
@@ -49,54 +60,83 @@ function messageOf(message: ChatMessage): ChatCompletionMessageParam {
   };
 }
 
-/**
- * The arguments of a call as an object. Models can write arguments that are
- * not a JSON object (cut off at the token limit, or plain prose); they are
- * kept as `{_raw: text}` rather than dropped to `{}`: the text stays in the
- * call as recorded, where whoever reads the run can see what went wrong,
- * and a check against the tool's schema refuses it, where `{}` could pass
- * (no required arguments) and run the tool with arguments the model never
- * meant.
- */
-export function argumentsOf(text: string): Record<string, unknown> {
-  // Compatible servers send "" for a call without arguments.
-  if (text.trim() === '') return {};
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {
-    // Falls through to the raw text.
-  }
-  return { _raw: text };
-}
-
 // Only function calls: the request offers no custom tools, so no other kind can be asked for.
 const toolCallsOf = (message: ChatCompletionMessage | undefined): ToolCall[] =>
   (message?.tool_calls ?? []).flatMap((call) =>
     call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: argumentsOf(call.function.arguments) }] : [],
   );
 
+const usageOf = (usage: OpenAI.CompletionUsage | null | undefined): Completion['usage'] => ({
+  input_tokens: usage?.prompt_tokens ?? 0,
+  output_tokens: usage?.completion_tokens ?? 0,
+});
+
+function completionOf(response: OpenAI.Chat.ChatCompletion): Completion {
+  const message = response.choices[0]?.message;
+  const toolCalls = toolCallsOf(message);
+  return { content: message?.content ?? '', ...(toolCalls.length ? { tool_calls: toolCalls } : {}), usage: usageOf(response.usage) };
+}
+
+/**
+ * The answer of a streamed request, put together from its chunks: the text
+ * as it comes (each piece to `onText`), the calls by their index (a call's
+ * id and name come first, its arguments as JSON in pieces), and the usage
+ * from the last chunk (`include_usage`).
+ */
+async function streamed(response: Response, onText: (delta: string) => void, signal?: AbortSignal): Promise<Completion> {
+  // A compatible server that does not stream answers the whole completion: it is one piece of text.
+  if (!response.headers.get('content-type')?.includes('text/event-stream')) {
+    const completion = completionOf(parsed(response.status, await response.text()));
+    if (completion.content) onText(completion.content);
+    return completion;
+  }
+  let content = '';
+  const calls: Array<{ id: string; name: string; arguments: string }> = [];
+  let usage: OpenAI.CompletionUsage | null | undefined;
+  for await (const data of eventData(response.body!, signal)) {
+    if (data === '[DONE]') break;
+    const chunk = parsed<OpenAI.Chat.ChatCompletionChunk & { error?: unknown }>(response.status, data, 'an event');
+    // An error after the 200 has gone out comes as an event of its own.
+    if (chunk.error) throw upstreamError(response.status, data);
+    usage = chunk.usage ?? usage;
+    const delta = chunk.choices?.find((choice) => choice.index === 0)?.delta;
+    if (delta?.content) {
+      content += delta.content;
+      onText(delta.content);
+    }
+    for (const part of delta?.tool_calls ?? []) {
+      calls[part.index] ??= { id: '', name: '', arguments: '' };
+      const call = calls[part.index]!;
+      if (part.id) call.id = part.id;
+      if (part.function?.name) call.name = part.function.name;
+      call.arguments += part.function?.arguments ?? '';
+    }
+  }
+  const toolCalls = calls.filter(Boolean).map((call) => ({ id: call.id, name: call.name, arguments: argumentsOf(call.arguments) }));
+  return { content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}), usage: usageOf(usage) };
+}
+
 /**
  * Any OpenAI-compatible chat completions endpoint: `OPENAI_BASE_URL`
- * (default the OpenAI API) and its key (./openai-key.ts: a secret in AWS, `OPENAI_API_KEY` locally).
+ * (default the OpenAI API) and its key (./openai-key.ts: a secret in AWS,
+ * `OPENAI_API_KEY` locally). Streamed only for a caller that listens
+ * (`onText`): the others send the same request as before streaming, so a
+ * compatible server that streams poorly, or not at all, only affects
+ * callers that asked for it.
  */
 export const openaiProvider: ModelProvider = {
   async complete(request: CompletionRequest): Promise<Completion> {
-    const response = await createChatCompletion(
-      {
-        model: request.model,
-        messages: [...(request.system ? [{ role: 'system' as const, content: request.system }] : []), ...request.messages.map(messageOf)],
-        // An empty list is refused by the API, and by some compatible servers even when tools are unsupported.
-        ...(request.tools?.length ? { tools: request.tools.map(toolOf) } : {}),
-      },
-      request.signal,
-    );
-    const message = response.choices[0]?.message;
-    const toolCalls = toolCallsOf(message);
-    return {
-      content: message?.content ?? '',
-      ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
-      usage: { input_tokens: response.usage?.prompt_tokens ?? 0, output_tokens: response.usage?.completion_tokens ?? 0 },
+    const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
+      model: request.model,
+      messages: [...(request.system ? [{ role: 'system' as const, content: request.system }] : []), ...request.messages.map(messageOf)],
+      // An empty list is refused by the API, and by some compatible servers even when tools are unsupported.
+      ...(request.tools?.length ? { tools: request.tools.map(toolOf) } : {}),
     };
+    if (request.onText) {
+      const response = await post({ ...body, stream: true, stream_options: { include_usage: true } }, request.signal);
+      return streamed(response, request.onText, request.signal);
+    }
+    const response = await post(body, request.signal);
+    return completionOf(parsed(response.status, await response.text()));
   },
 };

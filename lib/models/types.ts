@@ -26,7 +26,24 @@ export interface CompletionRequest {
   messages: ChatMessage[];
   /** Tools the model may call; none when absent or empty. */
   tools?: ToolSpec[];
+  /**
+   * Aborts the call. A provider stops at once, streaming or not, and
+   * rejects; callers tell an abort from a failure by `signal.aborted`. The
+   * error is the signal's `reason` when the provider notices the abort
+   * itself (local models, the OpenAI-compatible endpoint over fetch), or
+   * the AWS SDK's `AbortError` while a Bedrock request is in flight.
+   */
   signal?: AbortSignal;
+  /**
+   * Receives the assistant's text while it is produced (run events'
+   * `message.delta`, decisions.md). Invariant: the pieces come in order,
+   * none is empty, and their concatenation equals the returned
+   * `Completion.content` exactly; a turn without text (only tool calls)
+   * makes no call. Without it, a provider makes the same request as it
+   * did before streaming, so nothing changes for callers that do not
+   * listen (and Bedrock needs no streaming permission for them).
+   */
+  onText?: (delta: string) => void;
 }
 
 export interface Completion {

@@ -23,7 +23,7 @@ export interface QueueDefinition {
   deadLetterWorker?: string;
   /** Memory (MB) of the worker function; the stack's default when absent. */
   memoryMb?: number;
-  /** The worker calls Amazon Bedrock (agent nodes): the stack grants bedrock:InvokeModel. */
+  /** The worker calls Amazon Bedrock (agent nodes): the stack grants bedrock:InvokeModel and bedrock:InvokeModelWithResponseStream. */
   invokesModels?: boolean;
   /** The worker derives webhook secrets: the stack lets it read the service key. */
   serviceKey?: boolean;

@@ -185,9 +185,10 @@ test('queues and dead-letter queues in the root; workers, dead-letter workers an
       for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage'])
         assert.ok(actions.includes(action), `${q.name} worker may ${action}`);
       assert.equal(actions.includes('bedrock:InvokeModel'), q.invokesModels === true, `${q.name}: models`);
+      assert.equal(actions.includes('bedrock:InvokeModelWithResponseStream'), q.invokesModels === true, `${q.name}: models, streamed`);
       if (q.deadLetterWorker) {
         const { fn: dead } = functionByDescription(`Dead-letter worker for queue ${q.name}`);
-        assert.ok(!actionsOf(stack, dead).includes('bedrock:InvokeModel'), 'only the worker invokes models');
+        assert.ok(!actionsOf(stack, dead).some((action) => action.startsWith('bedrock:')), 'only the worker invokes models');
       }
     }
   }

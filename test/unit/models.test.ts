@@ -8,8 +8,9 @@ import { userMessageOf } from '#execution/nodes/agent.js';
 import { bedrockProvider } from '#models/bedrock.js';
 import { localProvider } from '#models/local.js';
 import { parseScript } from '#models/local-script.js';
-import { argumentsOf, openaiProvider } from '#models/openai.js';
+import { openaiProvider } from '#models/openai.js';
 import { resolveModel } from '#models/registry.js';
+import { argumentsOf } from '#models/tool-arguments.js';
 import type { ChatMessage, ToolSpec } from '#models/types.js';
 
 const script = (steps: unknown[]): string => JSON.stringify({ steps });
