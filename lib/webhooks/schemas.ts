@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '#platform/config/limits.js';
-import { limitParam } from '#platform/http/common-schemas.js';
+import { limitParam, withExample } from '#platform/http/common-schemas.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH, WEBHOOK_EVENT_TYPES } from './model.js';
 
 const url = z.string().trim().min(1).max(MAX_URL_LENGTH).meta({
@@ -16,16 +16,22 @@ const events = z
 
 const description = z.string().trim().max(MAX_DESCRIPTION_LENGTH);
 
-export const CreateWebhookEndpointBody = z.strictObject({ url, events, description: description.optional() }).meta({ id: 'CreateWebhookEndpointRequest' });
+export const CreateWebhookEndpointBody = withExample(
+  z.strictObject({ url, events, description: description.optional() }).meta({ id: 'CreateWebhookEndpointRequest' }),
+  { url: 'https://hooks.example.com/workflow-service', events: ['run.completed', 'run.failed'], description: 'Ops dashboard' },
+);
 
-export const UpdateWebhookEndpointBody = z
-  .strictObject({
-    url: url.optional(),
-    events: events.optional(),
-    description: description.nullable().optional(),
-    disabled: z.boolean().optional().meta({ description: '`false` enables an endpoint again, also one a 410 disabled; `true` stops its deliveries.' }),
-  })
-  .meta({ id: 'UpdateWebhookEndpointRequest' });
+export const UpdateWebhookEndpointBody = withExample(
+  z
+    .strictObject({
+      url: url.optional(),
+      events: events.optional(),
+      description: description.nullable().optional(),
+      disabled: z.boolean().optional().meta({ description: '`false` enables an endpoint again, also one a 410 disabled; `true` stops its deliveries.' }),
+    })
+    .meta({ id: 'UpdateWebhookEndpointRequest' }),
+  { events: ['run.completed', 'run.failed', 'run.cancelled'], disabled: false },
+);
 
 export const ListWebhookQuery = z.object({
   limit: limitParam(LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT),

@@ -50,7 +50,10 @@ describe('npm start', () => {
       });
       assert.equal(login.status, 200);
       // The printed console and reference addresses answer their pages.
-      for (const [label, path] of [['Console:', '/'], ['API reference:', '/docs']] as const) {
+      for (const [label, path] of [
+        ['Console:', '/'],
+        ['API reference:', '/docs'],
+      ] as const) {
         assert.match(run.output(), new RegExp(`${label}\\s+http://127\\.0\\.0\\.1:${port}${path} `));
         const page = await fetch(`http://127.0.0.1:${port}${path}`);
         assert.equal(page.status, 200, path);

@@ -93,6 +93,8 @@ export interface paths {
     /**
      * List live API tokens
      * @description Expired and revoked tokens are omitted. Paged with `limit` and `cursor`. Errors are `{message}` bodies.
+     *
+     *     Pagination: a v1 cursor page, `{tokens, next_cursor, has_more}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
      */
     get: operations['listApiTokens'];
     put?: never;
@@ -137,6 +139,8 @@ export interface paths {
     /**
      * List the caller's billing transactions
      * @description Newest first, paged by `page` and `limit`; `pagination.total_count` counts every transaction the filters select. Filters combine (all must hold): dates are UTC days and both ends are inclusive; `min_amount`/`max_amount` are USD and inclusive; `search` is a case-insensitive substring of the description or of a metadata value. `search`, `min_amount` and `max_amount` read every transaction of the dates asked: over 20 000 of them is 400 `invalid_parameter` asking for narrower dates.
+     *
+     *     Pagination: a numbered page, `{transactions, pagination: {page, limit, total_count, total_pages, has_next, has_prev}}`. To go on, ask for `page` + 1 while `pagination.has_next` is true; `pagination.total_count` counts every item the filters select.
      */
     get: operations['listBillingTransactions'];
     put?: never;
@@ -177,6 +181,8 @@ export interface paths {
     /**
      * List evaluations
      * @description The account’s evaluations, newest first, without their cases, optionally by `status`, paged with `limit` (1 to 100, default 20) and `cursor` (`page.next_cursor`); a cursor used with another `status` is 400 `cursor_filter_mismatch`.
+     *
+     *     Pagination: a v2 cursor page, `{data, page: {has_more, next_cursor}}`. To go on, send `page.next_cursor` back as `cursor` (with the same filters); `page.has_more` says whether more items exist now.
      */
     get: operations['listEvaluations'];
     put?: never;
@@ -206,7 +212,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an evaluation with its cases and attempts */
+    /**
+     * Get an evaluation with its cases and attempts
+     * @description The evaluation, each case with the attempts recorded for it (by `attempt_index`) and, once `completed`, its `results`: per case the attempts, how many passed and the pass rate, and the pass rate over every case with a check.
+     */
     get: operations['getEvaluation'];
     put?: never;
     post?: never;
@@ -309,7 +318,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** History of workflow requests, newest first */
+    /**
+     * History of workflow requests, newest first
+     * @description The account’s workflow requests, newest first, optionally only those of a chat (`chat_id`), of a workflow (`workflow_id`) or in one `status`, paged with `limit` (1 to 100, default 20) and `cursor`; a cursor used with other filters is 400 `cursor_filter_mismatch`.
+     *
+     *     Pagination: a v1 cursor page, `{workflow_requests, next_cursor, has_more, limit}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
+     */
     get: operations['listWorkflowRequests'];
     put?: never;
     post?: never;
@@ -326,7 +340,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A workflow request */
+    /**
+     * A workflow request
+     * @description The request as it is now: its status, what its node executions used so far (`usage`), and its `error` once failed. Its node executions are in `GET /v1/workflow-requests/{id}/tree`, live in `GET /v1/workflow-requests/{id}/listen`.
+     */
     get: operations['getWorkflowRequest'];
     put?: never;
     post?: never;
@@ -414,6 +431,8 @@ export interface paths {
     /**
      * List harnesses
      * @description The account’s harnesses, newest first, paged with `limit` (1 to 100, default 20) and `cursor` (`page.next_cursor`).
+     *
+     *     Pagination: a v2 cursor page, `{data, page: {has_more, next_cursor}}`. To go on, send `page.next_cursor` back as `cursor` (with the same filters); `page.has_more` says whether more items exist now.
      */
     get: operations['listHarnesses'];
     put?: never;
@@ -486,6 +505,8 @@ export interface paths {
     /**
      * List hooks
      * @description Newest first, paged with `limit` and `cursor`. Never shows a secret.
+     *
+     *     Pagination: a v1 cursor page, `{hooks, next_cursor, has_more}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
      */
     get: operations['listHooks'];
     put?: never;
@@ -581,7 +602,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Pending questions and approvals */
+    /**
+     * Pending questions and approvals
+     * @description The account’s interactions, newest first, optionally only those of a run (`run_id`), of a workflow request (`workflow_request_id`) or in one `status`, paged with `limit` (1 to 100, default 20) and `cursor`; a cursor used with other filters is 400 `cursor_filter_mismatch`.
+     *
+     *     Pagination: a v2 cursor page, `{data, page: {has_more, next_cursor}}`. To go on, send `page.next_cursor` back as `cursor` (with the same filters); `page.has_more` says whether more items exist now.
+     */
     get: operations['listInteractions'];
     put?: never;
     post?: never;
@@ -598,7 +624,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An interaction */
+    /**
+     * An interaction
+     * @description A question (`answer`, from a run’s `ask_user`) or an approval (`approval`, before a tool call that requires one, or an approval node of a workflow request), `pending` until answered (POST …/respond), expired or cancelled; then `response` holds the answer.
+     */
     get: operations['getInteraction'];
     put?: never;
     post?: never;
@@ -638,6 +667,8 @@ export interface paths {
     /**
      * List machines
      * @description Newest first, paged with `limit` and `cursor`. A machine just created or deleted is already listed, or gone, on the next call.
+     *
+     *     Pagination: a v1 cursor page, `{machines, next_cursor, has_more}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
      */
     get: operations['listMachines'];
     put?: never;
@@ -694,6 +725,8 @@ export interface paths {
     /**
      * An agent node's context memory
      * @description Messages the agent node wrote to the context memory, oldest first, paged by an opaque cursor.
+     *
+     *     Pagination: a v1 cursor page, `{messages, next_cursor, has_more, limit}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
      */
     get: operations['getChatMemory'];
     put?: never;
@@ -774,6 +807,8 @@ export interface paths {
     /**
      * List runs
      * @description The account’s runs, newest first, optionally by `status` and `harness_id`, paged with `limit` (1 to 100, default 20) and `cursor` (`page.next_cursor`); a cursor used with other filters is 400 `cursor_filter_mismatch`.
+     *
+     *     Pagination: a v2 cursor page, `{data, page: {has_more, next_cursor}}`. To go on, send `page.next_cursor` back as `cursor` (with the same filters); `page.has_more` says whether more items exist now.
      */
     get: operations['listRuns'];
     put?: never;
@@ -799,7 +834,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a run */
+    /**
+     * Get a run
+     * @description The run as it is now: its status, its `output` once it completed, its `failure` once it failed (`code`, `message` for a person, `retryable`), and what it used so far (`usage`). Its events, one per step, are in `GET /v2/runs/{id}/events`.
+     */
     get: operations['getRun'];
     put?: never;
     post?: never;
@@ -845,6 +883,8 @@ export interface paths {
      *     The stream sends each event as `id: <event id>`, `event: <type>`, `data: <event JSON>`, a `: keepalive` comment every 3 seconds while nothing happens, and closes after the run’s terminal event (`run.status` with `completed`, `failed` or `cancelled`). It starts at seq 1, or after `Last-Event-ID` (an event id of this run; any other is ignored). It also closes after 30 minutes, and in AWS before the streaming function’s 15-minute limit: reconnect with `Last-Event-ID` to continue. A reconnect to an ended run after its last event is answered 204, which tells EventSource clients to stop.
      *
      *     Retention: without a cursor or `Last-Event-ID`, events start at the oldest one kept (seq 1 unless the run is older than 30 days). A cursor or `Last-Event-ID` whose following events have expired is 410 `event_cursor_expired`: start again without it.
+     *
+     *     Pagination: a v2 cursor page, `{data, page: {has_more, next_cursor}}`. To go on, send `page.next_cursor` back as `cursor` (with the same filters); `page.has_more` says whether more items exist now.
      */
     get: operations['listRunEvents'];
     put?: never;
@@ -885,6 +925,8 @@ export interface paths {
     /**
      * List webhook endpoints
      * @description Newest first, paged with `limit` and `cursor`; never with their secrets.
+     *
+     *     Pagination: a v1 cursor page, `{endpoints, next_cursor, has_more}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
      */
     get: operations['listWebhookEndpoints'];
     put?: never;
@@ -967,6 +1009,8 @@ export interface paths {
     /**
      * List an endpoint’s deliveries
      * @description The delivery log: one delivery per event sent to this endpoint, newest event first, paged with `limit` and `cursor`, each with its attempts, the last answer’s status, and when the next attempt is due. Kept 30 days.
+     *
+     *     Pagination: a v1 cursor page, `{deliveries, next_cursor, has_more}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
      */
     get: operations['listWebhookDeliveries'];
     put?: never;
@@ -1009,6 +1053,8 @@ export interface paths {
     /**
      * List or search workflows
      * @description Newest first, paged with `limit` and `cursor`. `search` keeps the workflows whose name contains it, ignoring case; a cursor is only valid under the `search` it was issued for (otherwise 400 `cursor_filter_mismatch`). A sparse search may answer a short (even empty) page with `has_more` true: follow `next_cursor`.
+     *
+     *     Pagination: a v1 cursor page, `{workflows, next_cursor, has_more, limit}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
      */
     get: operations['listWorkflows'];
     put?: never;
@@ -1030,7 +1076,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a workflow */
+    /**
+     * Get a workflow
+     * @description The workflow, with the id of its latest version (`latest_version_id`, null before the first).
+     */
     get: operations['getWorkflow'];
     put?: never;
     post?: never;
@@ -1071,7 +1120,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get the latest version of a workflow */
+    /**
+     * Get the latest version of a workflow
+     * @description The version with the highest number: its definition as stored (every node with its id, its config with the defaults applied; edges by node id) and its entry nodes.
+     */
     get: operations['getLatestWorkflowVersion'];
     put?: never;
     post?: never;
@@ -1128,7 +1180,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a chat */
+    /**
+     * Get a chat
+     * @description The chat, with the machine its first run bound it to (`machine_id`, null before that run).
+     */
     get: operations['getChat'];
     put?: never;
     post?: never;
@@ -1303,7 +1358,1015 @@ export interface webhooks {
 }
 export interface components {
   schemas: {
-    /** @description The JSON of one stream message; either key may be absent. */
+    Problem: {
+      /** @description `{problem_base}/<code>`; do not branch on it. */
+      type: string;
+      title: string;
+      status: number;
+      detail: string;
+      /** @description Stable machine-readable name; branch on this. */
+      code: string;
+      /** @description The X-Request-Id of the request, echoed. */
+      trace_id: string;
+      errors?: components['schemas']['FieldError'][];
+    };
+    FieldError: {
+      /** @description JSON Pointer for body fields, the plain name for a parameter. */
+      name: string;
+      /** @enum {string} */
+      location: 'body' | 'path' | 'query' | 'header';
+      reason: string;
+      /** @example required */
+      code: string;
+    };
+    /**
+     * @example {
+     *       "email": "ada@example.com",
+     *       "password": "correct horse battery staple"
+     *     }
+     */
+    LoginRequest: {
+      email: string;
+      password: string;
+    };
+    /**
+     * @example {
+     *       "account_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+     *       "expires_at": "2026-01-31T21:30:00.000Z"
+     *     }
+     */
+    LoginResponse: {
+      /** Format: uuid */
+      account_id: string;
+      /** Format: date-time */
+      expires_at: string;
+    };
+    /**
+     * @example {
+     *       "name": "CI deploys",
+     *       "duration_minutes": 60
+     *     }
+     */
+    CreateApiTokenRequest: {
+      /** @description Default `API Token - <timestamp>`. */
+      name?: string;
+      /** @description Default 60; zero or less becomes 60; above 525600 is clamped to 525600. */
+      duration_minutes?: number;
+    };
+    /**
+     * @example {
+     *       "id": "tok_0mwvm4k9aZ3xQ7rT2uV8wY1bC",
+     *       "token": "wfs_4Dq1b2xLTvKpN3cG5hR7JwAbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfG",
+     *       "name": "CI deploys",
+     *       "expires_at": "2026-01-31T10:30:00.000Z",
+     *       "expires_in": 3600,
+     *       "scope": "api",
+     *       "endpoint": "https://api.example.com/v1/chat/completions",
+     *       "rate_limit": "10 requests per second",
+     *       "max_concurrent_requests": 10,
+     *       "usage_note": "Send this token as \"Authorization: Bearer <token>\" on /v1 and /v2 calls. It is shown only once; the service keeps only its hash.",
+     *       "created_at": "2026-01-31T09:30:00.000Z"
+     *     }
+     */
+    CreatedApiToken: {
+      /** @description The public id, used to revoke. */
+      id: string;
+      /** @description The bearer token; returned only on creation. */
+      token: string;
+      name: string;
+      /** Format: date-time */
+      expires_at: string;
+      /** @description Seconds. */
+      expires_in: number;
+      /** @constant */
+      scope: 'api';
+      /** @description Informational, legacy; the path it names is not served (404). */
+      endpoint: string;
+      /** @description Informational text, not a setting. */
+      rate_limit: string;
+      /** @description Informational, not a setting. */
+      max_concurrent_requests: number;
+      usage_note: string;
+      /** Format: date-time */
+      created_at: string;
+    };
+    /**
+     * @example {
+     *       "message": "Token revoked."
+     *     }
+     */
+    Message: {
+      message: string;
+    };
+    /**
+     * @description Pagination: a v1 cursor page, `{tokens, next_cursor, has_more}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
+     * @example {
+     *       "tokens": [
+     *         {
+     *           "id": "tok_0mwvm4k9aZ3xQ7rT2uV8wY1bC",
+     *           "name": "CI deploys",
+     *           "expires_at": "2026-01-31T10:30:00.000Z",
+     *           "created_at": "2026-01-31T09:30:00.000Z",
+     *           "scope": "api",
+     *           "status": "active"
+     *         }
+     *       ],
+     *       "next_cursor": null,
+     *       "has_more": false
+     *     }
+     */
+    ApiTokenList: {
+      /** @description Live tokens, newest first. */
+      tokens: components['schemas']['ApiToken'][];
+      /** @description The cursor of the next page; null after the last. */
+      next_cursor: string | null;
+      has_more: boolean;
+    };
+    /**
+     * @example {
+     *       "id": "tok_0mwvm4k9aZ3xQ7rT2uV8wY1bC",
+     *       "name": "CI deploys",
+     *       "expires_at": "2026-01-31T10:30:00.000Z",
+     *       "created_at": "2026-01-31T09:30:00.000Z",
+     *       "scope": "api",
+     *       "status": "active"
+     *     }
+     */
+    ApiToken: {
+      id: string;
+      name: string;
+      /** Format: date-time */
+      expires_at: string;
+      /** Format: date-time */
+      created_at: string;
+      /** @constant */
+      scope: 'api';
+      /** @constant */
+      status: 'active';
+    };
+    /**
+     * @example {
+     *       "token_id": "tok_0mwvm4k9aZ3xQ7rT2uV8wY1bC"
+     *     }
+     */
+    RevokeApiTokenRequest: {
+      token_id: string;
+    };
+    /**
+     * @description Pagination: a numbered page, `{transactions, pagination: {page, limit, total_count, total_pages, has_next, has_prev}}`. To go on, ask for `page` + 1 while `pagination.has_next` is true; `pagination.total_count` counts every item the filters select.
+     * @example {
+     *       "transactions": [
+     *         {
+     *           "id": "4b7d9f1e-2a3c-4e5f-8a9b-0c1d2e3f4a5b",
+     *           "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+     *           "amount": 1250000,
+     *           "currency": "USD",
+     *           "type": "debit",
+     *           "status": "completed",
+     *           "description": "Extra usage of run run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *           "metadata": {
+     *             "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA"
+     *           },
+     *           "processor_payment_intent_id": null,
+     *           "processor_charge_id": null,
+     *           "created_at": "2026-01-31T09:30:06.000Z",
+     *           "updated_at": "2026-01-31T09:30:06.000Z"
+     *         }
+     *       ],
+     *       "pagination": {
+     *         "page": 1,
+     *         "limit": 20,
+     *         "total_count": 1,
+     *         "total_pages": 1,
+     *         "has_next": false,
+     *         "has_prev": false
+     *       }
+     *     }
+     */
+    BillingTransactionList: {
+      /** @description Newest first. */
+      transactions: components['schemas']['BillingTransaction'][];
+      pagination: components['schemas']['Pagination'];
+    };
+    /**
+     * @example {
+     *       "id": "4b7d9f1e-2a3c-4e5f-8a9b-0c1d2e3f4a5b",
+     *       "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+     *       "amount": 1250000,
+     *       "currency": "USD",
+     *       "type": "debit",
+     *       "status": "completed",
+     *       "description": "Extra usage of run run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *       "metadata": {
+     *         "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA"
+     *       },
+     *       "processor_payment_intent_id": null,
+     *       "processor_charge_id": null,
+     *       "created_at": "2026-01-31T09:30:06.000Z",
+     *       "updated_at": "2026-01-31T09:30:06.000Z"
+     *     }
+     */
+    BillingTransaction: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * Format: uuid
+       * @description The account.
+       */
+      user_id: string;
+      /**
+       * @description Microdollars; divide by 1 000 000 for USD.
+       * @example 1250000
+       */
+      amount: number;
+      /** @constant */
+      currency: 'USD';
+      /**
+       * @description `credit`: funds added; `debit`: usage taken from the wallet; `refund`: a debit given back.
+       * @enum {string}
+       */
+      type: 'credit' | 'debit' | 'refund';
+      /**
+       * @description `completed`, or `failed` for a debit the wallet could not pay at all (its `amount` is what was asked, and the balance did not move). `pending` is not used yet.
+       * @enum {string}
+       */
+      status: 'pending' | 'completed' | 'failed';
+      description: string | null;
+      /** @description A debit names what it pays for (`workflow_request_id` or `run_id`); one the balance could not wholly cover adds `requested_micro_usd` and `shortfall_micro_usd`. A refund names its debit: `refunds_transaction_id`. */
+      metadata: {
+        [key: string]: unknown;
+      } | null;
+      processor_payment_intent_id: string | null;
+      processor_charge_id: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    Pagination: {
+      page: number;
+      limit: number;
+      /** @description Every transaction the filters select. */
+      total_count: number;
+      /** @description `ceil(total_count / limit)`; 0 when nothing is selected. */
+      total_pages: number;
+      has_next: boolean;
+      /** @description `page > 1`. */
+      has_prev: boolean;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "date": "2026-01-30",
+     *           "total_cost": 0,
+     *           "request_count": 0,
+     *           "node_count": 0,
+     *           "run_count": 0
+     *         },
+     *         {
+     *           "date": "2026-01-31",
+     *           "total_cost": 0.42,
+     *           "request_count": 12,
+     *           "node_count": 57,
+     *           "run_count": 3
+     *         }
+     *       ],
+     *       "days": 2
+     *     }
+     */
+    DailyActivity: {
+      /** @description One per day, oldest first, ending today (UTC). */
+      data: components['schemas']['DailyActivityEntry'][];
+      days: number;
+    };
+    /**
+     * @example {
+     *       "date": "2026-01-31",
+     *       "total_cost": 0.42,
+     *       "request_count": 12,
+     *       "node_count": 57,
+     *       "run_count": 3
+     *     }
+     */
+    DailyActivityEntry: {
+      /**
+       * Format: date
+       * @description A UTC day, `YYYY-MM-DD`.
+       * @example 2026-01-31
+       */
+      date: string;
+      /**
+       * @description USD: the usage cost of the day (plan and extra funded).
+       * @example 0.42
+       */
+      total_cost: number;
+      /** @description Workflow requests created that day. */
+      request_count: number;
+      /** @description Node executions settled that day: those of the workflow requests that ended that day. */
+      node_count: number;
+      /** @description Runs created that day. */
+      run_count: number;
+    };
+    /**
+     * @example {
+     *       "name": "Greeting regression",
+     *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+     *       "cases": [
+     *         {
+     *           "id": "hello",
+     *           "input": "Hello!",
+     *           "expected": {
+     *             "type": "exact",
+     *             "value": "Hello!"
+     *           }
+     *         }
+     *       ],
+     *       "attempts_per_case": 2,
+     *       "run": true
+     *     }
+     */
+    CreateEvaluationRequest: {
+      name: string;
+      harness_id: string;
+      machine_id: string;
+      /** @description 1 to 50 cases with unique ids, at most 1 MiB of JSON in all. */
+      cases: {
+        /** @description The case’s id, unique within the evaluation. */
+        id: string;
+        /** @description The input of each run of the case, as POST /v2/runs takes it (the user’s message, or the steps the `local/script` model plays). Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`). */
+        input:
+          | string
+          | {
+              [key: string]: unknown;
+            };
+        expected?: components['schemas']['EvaluationExpected'];
+      }[];
+      attempts_per_case: number;
+      /**
+       * @description The service starts `cases × attempts_per_case` runs itself on the machine (queued there in slot order like any runs), records each as it creates it, and completes the evaluation when the last one ends.
+       * @default false
+       */
+      run?: boolean;
+    };
+    /** @description Checked against the run’s `output` when it ends: `exact` (equal to `value`), `contains` (contains `value`), `regex` (`value` is a JavaScript pattern, no flags, that matches somewhere in the output), `jsonata` (`value` is a JSONata predicate over `{input, output, run}`, truthy to pass). A run that failed or was cancelled fails its check. */
+    EvaluationExpected: {
+      /** @enum {string} */
+      type: 'exact' | 'contains' | 'regex' | 'jsonata';
+      value: string;
+    };
+    /**
+     * @example {
+     *       "id": "eval_0mwvm5a11Lp4QzR8sT2vW6xYk",
+     *       "name": "Greeting regression",
+     *       "status": "completed",
+     *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+     *       "run": true,
+     *       "case_count": 1,
+     *       "attempts_per_case": 2,
+     *       "attempt_count": 2,
+     *       "recorded_attempts": 2,
+     *       "ended_attempts": 2,
+     *       "results": {
+     *         "per_case": [
+     *           {
+     *             "case_id": "hello",
+     *             "attempts": 2,
+     *             "passed": 1,
+     *             "pass_rate": 0.5,
+     *             "run_statuses": {
+     *               "completed": 2
+     *             }
+     *           }
+     *         ],
+     *         "pass_rate": 0.5
+     *       },
+     *       "failure": null,
+     *       "created_at": "2026-01-31T09:00:00.000Z",
+     *       "completed_at": "2026-01-31T09:02:10.000Z",
+     *       "cases": [
+     *         {
+     *           "id": "hello",
+     *           "input": "Hello!",
+     *           "expected": {
+     *             "type": "exact",
+     *             "value": "Hello!"
+     *           },
+     *           "attempts": [
+     *             {
+     *               "case_id": "hello",
+     *               "attempt_index": 0,
+     *               "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *               "recorded_at": "2026-01-31T09:00:01.000Z",
+     *               "run_status": "completed",
+     *               "passed": true,
+     *               "check_error": null,
+     *               "ended_at": "2026-01-31T09:00:05.000Z"
+     *             },
+     *             {
+     *               "case_id": "hello",
+     *               "attempt_index": 1,
+     *               "run_id": "run_0mwvm6w72Bn5KcM1dF9gH3jLq",
+     *               "recorded_at": "2026-01-31T09:00:01.000Z",
+     *               "run_status": "completed",
+     *               "passed": false,
+     *               "check_error": null,
+     *               "ended_at": "2026-01-31T09:02:09.000Z"
+     *             }
+     *           ]
+     *         }
+     *       ]
+     *     }
+     */
+    Evaluation: {
+      /** @description `eval_` followed by an opaque part. */
+      id: string;
+      name: string;
+      /**
+       * @description `running` until `completed` (by POST …/complete, or by the service when the last run of a `run: true` evaluation ends) or `cancelled`; `failed` when the service could not start the runs of a `run: true` evaluation (`failure` says why).
+       * @enum {string}
+       */
+      status: 'running' | 'completed' | 'cancelled' | 'failed';
+      harness_id: string;
+      machine_id: string;
+      /** @description The service starts and records the runs, and completes the evaluation. */
+      run: boolean;
+      case_count: number;
+      attempts_per_case: number;
+      /** @description `case_count × attempts_per_case`: the slots `(case, attempt_index)`. */
+      attempt_count: number;
+      /** @description Slots filled with a run. */
+      recorded_attempts: number;
+      /** @description Slots whose run’s end is recorded. */
+      ended_attempts: number;
+      results: components['schemas']['EvaluationResults'] | null;
+      /** @description Present on a failed evaluation. */
+      failure: {
+        /** @enum {string} */
+        code: 'runs_not_started' | 'internal_error';
+        message: string;
+      } | null;
+      created_at: string;
+      /** @description When it left `running` (completed, cancelled or failed). */
+      completed_at: string | null;
+      cases: {
+        id: string;
+        input:
+          | string
+          | {
+              [key: string]: unknown;
+            };
+        expected: {
+          /** @enum {string} */
+          type: 'exact' | 'contains' | 'regex' | 'jsonata';
+          value: string;
+        } | null;
+        /** @description The attempts recorded for the case, by `attempt_index`. */
+        attempts: components['schemas']['EvaluationAttempt'][];
+      }[];
+    };
+    /** @description Present once the evaluation is completed; null before, and on a cancelled or failed one. */
+    EvaluationResults: {
+      per_case: components['schemas']['EvaluationCaseResult'][];
+      /** @description Passed over attempts across the cases with a check (`sum of passed / sum of attempts`, not rounded); null when no case has one. */
+      pass_rate: number | null;
+    };
+    EvaluationCaseResult: {
+      case_id: string;
+      /** @description Attempts recorded for the case (every one, once the evaluation completed). */
+      attempts: number;
+      /** @description How many passed the case’s check; null when the case has none. */
+      passed: number | null;
+      /** @description `passed / attempts`, exactly (not rounded); null when the case has no check. */
+      pass_rate: number | null;
+      /** @description The attempts by their run’s status when the evaluation completed (a run still going counts with its status then, and does not pass). */
+      run_statuses: {
+        [key: string]: number;
+      };
+    };
+    /**
+     * @example {
+     *       "case_id": "hello",
+     *       "attempt_index": 0,
+     *       "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *       "recorded_at": "2026-01-31T09:00:01.000Z",
+     *       "run_status": "completed",
+     *       "passed": true,
+     *       "check_error": null,
+     *       "ended_at": "2026-01-31T09:00:05.000Z"
+     *     }
+     */
+    EvaluationAttempt: {
+      case_id: string;
+      attempt_index: number;
+      run_id: string;
+      recorded_at: string;
+      /** @description How the run ended; null until its end is recorded (within seconds of it). */
+      run_status: ('completed' | 'failed' | 'cancelled') | null;
+      /** @description Whether the output passed the case’s check; null without a check, or before the run ended. */
+      passed: boolean | null;
+      /** @description Why the check could not pass: the run failed or was cancelled, or the JSONata predicate failed. */
+      check_error: string | null;
+      ended_at: string | null;
+    };
+    /**
+     * @example {
+     *       "windows": [
+     *         {
+     *           "kind": "5h",
+     *           "status": "limited",
+     *           "used_percent": 100,
+     *           "window_seconds": 18000,
+     *           "resets_at": "2026-01-31T12:00:00.000Z",
+     *           "resets_in_seconds": 5400
+     *         },
+     *         {
+     *           "kind": "week",
+     *           "status": "allowed",
+     *           "used_percent": 41.2,
+     *           "window_seconds": 604800
+     *         }
+     *       ],
+     *       "extra": {
+     *         "enabled": false,
+     *         "spent_micro_usd_this_cycle": 0,
+     *         "wallet_micro_usd": 5000000
+     *       },
+     *       "mode": "blocked",
+     *       "error": "usage_window_exceeded",
+     *       "retry_after_seconds": 5400
+     *     }
+     */
+    UsageWindowExceeded: {
+      windows: components['schemas']['UsageWindow'][];
+      extra: {
+        /** @description Extra usage is on: the wallet pays past a full window. */
+        enabled: boolean;
+        /** @description Extra-funded usage since the start of the current UTC calendar month, in microdollars. */
+        spent_micro_usd_this_cycle: number;
+        /** @description The balance, in microdollars. */
+        wallet_micro_usd: number;
+      };
+      /**
+       * @description What funds the next call: the plan while both windows have room; past a full window the wallet (`extra`) or nothing (`blocked`).
+       * @enum {string}
+       */
+      mode: 'plan' | 'extra' | 'blocked';
+      /** @constant */
+      error: 'usage_window_exceeded';
+      /** @description The same wait as the `Retry-After` header: seconds until the full window resets. */
+      retry_after_seconds: number;
+    };
+    UsageWindow: {
+      /** @enum {string} */
+      kind: '5h' | 'week';
+      /**
+       * @description `unknown`: the windows could not be read; such an entry carries no numbers.
+       * @enum {string}
+       */
+      status: 'allowed' | 'limited' | 'unknown';
+      /** @description Usage cost inside the window over the allowance in force, in percent (at most 100). */
+      used_percent?: number;
+      /** @description 18000 for `5h`, 604800 for `week`. */
+      window_seconds?: number;
+      /**
+       * Format: date-time
+       * @description Present on a `limited` window: when it closes.
+       */
+      resets_at?: string;
+      /** @description Present on a `limited` window: seconds until it closes. */
+      resets_in_seconds?: number;
+    };
+    /**
+     * @description Pagination: a v2 cursor page, `{data, page: {has_more, next_cursor}}`. To go on, send `page.next_cursor` back as `cursor` (with the same filters); `page.has_more` says whether more items exist now.
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "eval_0mwvm5a11Lp4QzR8sT2vW6xYk",
+     *           "name": "Greeting regression",
+     *           "status": "completed",
+     *           "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *           "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+     *           "run": true,
+     *           "case_count": 1,
+     *           "attempts_per_case": 2,
+     *           "attempt_count": 2,
+     *           "recorded_attempts": 2,
+     *           "ended_attempts": 2,
+     *           "results": {
+     *             "per_case": [
+     *               {
+     *                 "case_id": "hello",
+     *                 "attempts": 2,
+     *                 "passed": 1,
+     *                 "pass_rate": 0.5,
+     *                 "run_statuses": {
+     *                   "completed": 2
+     *                 }
+     *               }
+     *             ],
+     *             "pass_rate": 0.5
+     *           },
+     *           "failure": null,
+     *           "created_at": "2026-01-31T09:00:00.000Z",
+     *           "completed_at": "2026-01-31T09:02:10.000Z"
+     *         }
+     *       ],
+     *       "page": {
+     *         "has_more": false,
+     *         "next_cursor": null
+     *       }
+     *     }
+     */
+    EvaluationList: {
+      /** @description Newest first, without their cases. */
+      data: components['schemas']['EvaluationSummary'][];
+      page: {
+        has_more: boolean;
+        /** @description The cursor of the next page; null after the last. */
+        next_cursor: string | null;
+      };
+    };
+    /**
+     * @example {
+     *       "id": "eval_0mwvm5a11Lp4QzR8sT2vW6xYk",
+     *       "name": "Greeting regression",
+     *       "status": "completed",
+     *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+     *       "run": true,
+     *       "case_count": 1,
+     *       "attempts_per_case": 2,
+     *       "attempt_count": 2,
+     *       "recorded_attempts": 2,
+     *       "ended_attempts": 2,
+     *       "results": {
+     *         "per_case": [
+     *           {
+     *             "case_id": "hello",
+     *             "attempts": 2,
+     *             "passed": 1,
+     *             "pass_rate": 0.5,
+     *             "run_statuses": {
+     *               "completed": 2
+     *             }
+     *           }
+     *         ],
+     *         "pass_rate": 0.5
+     *       },
+     *       "failure": null,
+     *       "created_at": "2026-01-31T09:00:00.000Z",
+     *       "completed_at": "2026-01-31T09:02:10.000Z"
+     *     }
+     */
+    EvaluationSummary: {
+      /** @description `eval_` followed by an opaque part. */
+      id: string;
+      name: string;
+      /**
+       * @description `running` until `completed` (by POST …/complete, or by the service when the last run of a `run: true` evaluation ends) or `cancelled`; `failed` when the service could not start the runs of a `run: true` evaluation (`failure` says why).
+       * @enum {string}
+       */
+      status: 'running' | 'completed' | 'cancelled' | 'failed';
+      harness_id: string;
+      machine_id: string;
+      /** @description The service starts and records the runs, and completes the evaluation. */
+      run: boolean;
+      case_count: number;
+      attempts_per_case: number;
+      /** @description `case_count × attempts_per_case`: the slots `(case, attempt_index)`. */
+      attempt_count: number;
+      /** @description Slots filled with a run. */
+      recorded_attempts: number;
+      /** @description Slots whose run’s end is recorded. */
+      ended_attempts: number;
+      results: components['schemas']['EvaluationResults'] | null;
+      /** @description Present on a failed evaluation. */
+      failure: {
+        /** @enum {string} */
+        code: 'runs_not_started' | 'internal_error';
+        message: string;
+      } | null;
+      created_at: string;
+      /** @description When it left `running` (completed, cancelled or failed). */
+      completed_at: string | null;
+    };
+    /**
+     * @example {
+     *       "case_id": "hello",
+     *       "attempt_index": 0,
+     *       "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA"
+     *     }
+     */
+    RecordAttemptRequest: {
+      case_id: string;
+      /** @description From 0 to `attempts_per_case - 1`. */
+      attempt_index: number;
+      /** @description A run of the caller’s, of the evaluation’s harness, recorded in no other slot of the evaluation. */
+      run_id: string;
+    };
+    /**
+     * @example {
+     *       "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *       "entry_node_ids": [
+     *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *       ],
+     *       "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+     *       "query": "The checkout page is down for every customer.",
+     *       "metadata": {
+     *         "ticket": "SUP-1042"
+     *       }
+     *     }
+     */
+    RunWorkflowRequest: {
+      /** Format: uuid */
+      workflow_version_id: string;
+      entry_node_ids: string[];
+      chat_id?: string;
+      query?: string;
+      /** @description The entry nodes' input (with `query` as its `query` unless it has one). Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`). */
+      payload?: {
+        [key: string]: unknown;
+      };
+      /** @description Any JSON object of yours, kept with the request and shown with it. Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`). */
+      metadata?: {
+        [key: string]: unknown;
+      };
+    };
+    /**
+     * @example {
+     *       "workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *       "status": "pending"
+     *     }
+     */
+    RunWorkflowResponse: {
+      /** Format: uuid */
+      workflow_request_id: string;
+      /** @enum {string} */
+      status: 'pending' | 'in_progress' | 'waiting' | 'completed' | 'failed' | 'stopped';
+    };
+    /**
+     * @description Pagination: a v1 cursor page, `{workflow_requests, next_cursor, has_more, limit}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
+     * @example {
+     *       "workflow_requests": [
+     *         {
+     *           "id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *           "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *           "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+     *           "entry_node_ids": [
+     *             "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *           ],
+     *           "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+     *           "billing_user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+     *           "parent_node_execution_id": null,
+     *           "parent_workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *           "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+     *           "status": "completed",
+     *           "payload": {
+     *             "query": "The checkout page is down for every customer."
+     *           },
+     *           "query": "The checkout page is down for every customer.",
+     *           "metadata": null,
+     *           "error": null,
+     *           "usage": {
+     *             "input_tokens": 9,
+     *             "output_tokens": 9,
+     *             "cost_micro_usd": 327
+     *           },
+     *           "started_at": "2026-01-31T09:40:00.100Z",
+     *           "completed_at": "2026-01-31T09:40:02.400Z",
+     *           "created_at": "2026-01-31T09:40:00.000Z"
+     *         }
+     *       ],
+     *       "next_cursor": null,
+     *       "has_more": false,
+     *       "limit": 20
+     *     }
+     */
+    WorkflowRequestList: {
+      /** @description Newest first. */
+      workflow_requests: components['schemas']['WorkflowRequest'][];
+      /** @description The cursor of the next page; null after the last. */
+      next_cursor: string | null;
+      has_more: boolean;
+      /** @description The page size used. */
+      limit: number;
+    };
+    /**
+     * @example {
+     *       "id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *       "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *       "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+     *       "entry_node_ids": [
+     *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *       ],
+     *       "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+     *       "billing_user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+     *       "parent_node_execution_id": null,
+     *       "parent_workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *       "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+     *       "status": "completed",
+     *       "payload": {
+     *         "query": "The checkout page is down for every customer."
+     *       },
+     *       "query": "The checkout page is down for every customer.",
+     *       "metadata": null,
+     *       "error": null,
+     *       "usage": {
+     *         "input_tokens": 9,
+     *         "output_tokens": 9,
+     *         "cost_micro_usd": 327
+     *       },
+     *       "started_at": "2026-01-31T09:40:00.100Z",
+     *       "completed_at": "2026-01-31T09:40:02.400Z",
+     *       "created_at": "2026-01-31T09:40:00.000Z"
+     *     }
+     */
+    WorkflowRequest: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      workflow_version_id: string;
+      /** Format: uuid */
+      workflow_id: string;
+      entry_node_ids: string[];
+      /** Format: uuid */
+      user_id: string;
+      billing_user_id: string | null;
+      parent_node_execution_id: string | null;
+      /**
+       * Format: uuid
+       * @description Equals `id` for root requests.
+       */
+      parent_workflow_request_id: string;
+      chat_id: string | null;
+      /** @enum {string} */
+      status: 'pending' | 'in_progress' | 'waiting' | 'completed' | 'failed' | 'stopped';
+      payload: {
+        [key: string]: unknown;
+      };
+      query: string | null;
+      metadata: {
+        [key: string]: unknown;
+      } | null;
+      error: {
+        code: string;
+        message: string;
+      } | null;
+      /** @description What its node executions used: model tokens as each settles; `cost_micro_usd` is the total, complete once the request has ended (the flat fee of nodes that called no model is added by its end). */
+      usage: {
+        input_tokens: number;
+        output_tokens: number;
+        /** @description Microdollars, priced from the price table (this document’s Prices). */
+        cost_micro_usd: number;
+      };
+      started_at: string | null;
+      completed_at: string | null;
+      created_at: string;
+    };
+    /**
+     * @example {
+     *       "workflow_request": {
+     *         "id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *         "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *         "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+     *         "entry_node_ids": [
+     *           "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *         ],
+     *         "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+     *         "billing_user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+     *         "parent_node_execution_id": null,
+     *         "parent_workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *         "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+     *         "status": "completed",
+     *         "payload": {
+     *           "query": "The checkout page is down for every customer."
+     *         },
+     *         "query": "The checkout page is down for every customer.",
+     *         "metadata": null,
+     *         "error": null,
+     *         "usage": {
+     *           "input_tokens": 9,
+     *           "output_tokens": 9,
+     *           "cost_micro_usd": 327
+     *         },
+     *         "started_at": "2026-01-31T09:40:00.100Z",
+     *         "completed_at": "2026-01-31T09:40:02.400Z",
+     *         "created_at": "2026-01-31T09:40:00.000Z"
+     *       },
+     *       "node_executions": [
+     *         {
+     *           "id": "3d5f7b9c-1e2a-4c4e-9f6a-8b0d2f4a6c8e",
+     *           "workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *           "node_id": "5b0c8e2a-7d41-4f3b-9a6e-000000000001",
+     *           "node_type": "agent",
+     *           "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *           "status": "completed",
+     *           "input_data": {
+     *             "query": "The checkout page is down for every customer."
+     *           },
+     *           "output_data": {
+     *             "text": "urgent"
+     *           },
+     *           "attempt_count": 1,
+     *           "error": null,
+     *           "usage": {
+     *             "input_tokens": 9,
+     *             "output_tokens": 1,
+     *             "cost_micro_usd": 111
+     *           },
+     *           "created_at": "2026-01-31T09:40:00.000Z",
+     *           "started_at": "2026-01-31T09:40:00.100Z",
+     *           "completed_at": "2026-01-31T09:40:01.200Z",
+     *           "failed_at": null
+     *         }
+     *       ],
+     *       "children": []
+     *     }
+     */
+    ExecutionTree: {
+      workflow_request: components['schemas']['WorkflowRequest'];
+      node_executions: components['schemas']['NodeExecution'][];
+      children: components['schemas']['ExecutionTree'][];
+    };
+    /**
+     * @example {
+     *       "id": "3d5f7b9c-1e2a-4c4e-9f6a-8b0d2f4a6c8e",
+     *       "workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *       "node_id": "5b0c8e2a-7d41-4f3b-9a6e-000000000001",
+     *       "node_type": "agent",
+     *       "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *       "status": "completed",
+     *       "input_data": {
+     *         "query": "The checkout page is down for every customer."
+     *       },
+     *       "output_data": {
+     *         "text": "urgent"
+     *       },
+     *       "attempt_count": 1,
+     *       "error": null,
+     *       "usage": {
+     *         "input_tokens": 9,
+     *         "output_tokens": 1,
+     *         "cost_micro_usd": 111
+     *       },
+     *       "created_at": "2026-01-31T09:40:00.000Z",
+     *       "started_at": "2026-01-31T09:40:00.100Z",
+     *       "completed_at": "2026-01-31T09:40:01.200Z",
+     *       "failed_at": null
+     *     }
+     */
+    NodeExecution: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      workflow_request_id: string;
+      /** Format: uuid */
+      node_id: string;
+      node_type: string;
+      /** Format: uuid */
+      workflow_version_id: string;
+      /** @enum {string} */
+      status: 'pending' | 'in_progress' | 'blocked' | 'waiting' | 'completed' | 'failed' | 'skipped' | 'stopped';
+      input_data: {
+        [key: string]: unknown;
+      } | null;
+      output_data: unknown;
+      attempt_count: number;
+      error: {
+        code: string;
+        message: string;
+      } | null;
+      /** @description What this execution cost: the flat fee per node execution, plus the tokens of the model an agent node called; null until it settles. */
+      usage: {
+        input_tokens: number;
+        output_tokens: number;
+        /** @description Microdollars, priced from the price table (this document’s Prices). */
+        cost_micro_usd: number;
+      } | null;
+      created_at: string;
+      started_at: string | null;
+      completed_at: string | null;
+      failed_at: string | null;
+    };
+    /**
+     * @description The JSON of one stream message; either key may be absent.
+     * @example {
+     *       "node_execution": {
+     *         "id": "3d5f7b9c-1e2a-4c4e-9f6a-8b0d2f4a6c8e",
+     *         "node_id": "5b0c8e2a-7d41-4f3b-9a6e-000000000001",
+     *         "workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *         "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *         "status": "completed",
+     *         "output_data": {
+     *           "text": "urgent"
+     *         },
+     *         "attempt_count": 1
+     *       }
+     *     }
+     */
     WorkflowStreamPayload: {
       /** @description A subset of the workflow request. A status of `completed`, `failed` or `stopped` is terminal: the stream closes after it. */
       workflow_request?: {
@@ -1333,90 +2396,654 @@ export interface components {
         workflow_version_id: string;
       };
     };
-    WorkflowRequestCompletedWebhook: {
-      /** @enum {string} */
-      type: 'workflow_request.completed';
-      /**
-       * Format: date-time
-       * @description When the event happened (the same on every attempt).
-       */
-      timestamp: string;
-      data: components['schemas']['WorkflowRequest'];
+    /**
+     * @example {
+     *       "name": "Support assistant",
+     *       "files": [
+     *         {
+     *           "path": "harness.json",
+     *           "content": "{\"model\": \"local/echo\", \"instructions\": \"instructions.md\", \"tools\": [{\"name\": \"ask_user\"}]}"
+     *         },
+     *         {
+     *           "path": "instructions.md",
+     *           "content": "You are a friendly support assistant. Ask the user when a ticket is unclear."
+     *         }
+     *       ]
+     *     }
+     */
+    CreateHarnessRequest: {
+      /** @description Leading and trailing spaces are removed. */
+      name: string;
+      /** @description At most 100 files and 1 MiB in all; `harness.json` at the root. */
+      files: components['schemas']['HarnessFile'][];
     };
-    WorkflowRequest: {
-      /** Format: uuid */
+    HarnessFile: {
+      /** @description Relative to the harness root, `/`-separated: no leading `/`, no `..`, `.` or empty segment, at most 256 bytes. */
+      path: string;
+      /** @description Text, at most 256 KiB of UTF-8. */
+      content: string;
+    };
+    /**
+     * @example {
+     *       "id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *       "name": "Support assistant",
+     *       "model": "local/echo",
+     *       "created_at": "2026-01-31T08:55:00.000Z"
+     *     }
+     */
+    HarnessCreated: {
+      /** @description `h_` followed by an opaque part. */
       id: string;
-      /** Format: uuid */
-      workflow_version_id: string;
-      /** Format: uuid */
-      workflow_id: string;
-      entry_node_ids: string[];
-      /** Format: uuid */
-      user_id: string;
-      /** Format: uuid */
-      billing_user_id: string | null;
-      /** Format: uuid */
-      parent_node_execution_id: string | null;
-      /**
-       * Format: uuid
-       * @description Equals `id` for root requests.
-       */
-      parent_workflow_request_id: string;
-      chat_id: string | null;
-      /** @enum {string} */
-      status: 'pending' | 'in_progress' | 'waiting' | 'completed' | 'failed' | 'stopped';
-      payload: {
-        [key: string]: unknown;
-      };
-      query: string | null;
-      metadata: {
-        [key: string]: unknown;
-      } | null;
-      error: {
-        code: string;
-        message: string;
-      } | null;
-      /** @description What its node executions used: model tokens as each settles; `cost_micro_usd` is the total, complete once the request has ended (the flat fee of nodes that called no model is added by its end). */
-      usage: {
-        input_tokens: number;
-        output_tokens: number;
-        /** @description Microdollars, priced from the price table (README, Money). */
-        cost_micro_usd: number;
-      };
-      started_at: string | null;
-      completed_at: string | null;
+      name: string;
+      /** @description harness.json’s `model`, `<provider>/<model>`. */
+      model: string;
+      /** Format: date-time */
       created_at: string;
     };
-    WorkflowRequestFailedWebhook: {
-      /** @enum {string} */
-      type: 'workflow_request.failed';
-      /**
-       * Format: date-time
-       * @description When the event happened (the same on every attempt).
-       */
-      timestamp: string;
-      data: components['schemas']['WorkflowRequest'];
+    /**
+     * @description Pagination: a v2 cursor page, `{data, page: {has_more, next_cursor}}`. To go on, send `page.next_cursor` back as `cursor` (with the same filters); `page.has_more` says whether more items exist now.
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *           "name": "Support assistant"
+     *         }
+     *       ],
+     *       "page": {
+     *         "has_more": false,
+     *         "next_cursor": null
+     *       }
+     *     }
+     */
+    HarnessList: {
+      /** @description Newest first. */
+      data: components['schemas']['HarnessListEntry'][];
+      page: {
+        has_more: boolean;
+        /** @description The cursor of the next page; null after the last. */
+        next_cursor: string | null;
+      };
     };
-    WorkflowRequestStoppedWebhook: {
-      /** @enum {string} */
-      type: 'workflow_request.stopped';
-      /**
-       * Format: date-time
-       * @description When the event happened (the same on every attempt).
-       */
-      timestamp: string;
-      data: components['schemas']['WorkflowRequest'];
+    /**
+     * @example {
+     *       "id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *       "name": "Support assistant"
+     *     }
+     */
+    HarnessListEntry: {
+      /** @description `h_` followed by an opaque part. */
+      id: string;
+      name: string;
     };
-    RunCompletedWebhook: {
-      /** @enum {string} */
-      type: 'run.completed';
-      /**
-       * Format: date-time
-       * @description When the event happened (the same on every attempt).
-       */
-      timestamp: string;
-      data: components['schemas']['Run'];
+    /**
+     * @example {
+     *       "id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *       "name": "Support assistant",
+     *       "model": "local/echo",
+     *       "created_at": "2026-01-31T08:55:00.000Z",
+     *       "config": {
+     *         "model": "local/echo",
+     *         "instructions": "instructions.md",
+     *         "tools": [
+     *           {
+     *             "name": "ask_user",
+     *             "require_approval": false
+     *           }
+     *         ],
+     *         "max_turns": 10,
+     *         "mcp_servers": []
+     *       },
+     *       "files": [
+     *         {
+     *           "path": "harness.json",
+     *           "content": "{\"model\":\"local/echo\",\"instructions\":\"instructions.md\",\"tools\":[{\"name\":\"ask_user\",\"require_approval\":false}],\"max_turns\":10}"
+     *         },
+     *         {
+     *           "path": "instructions.md",
+     *           "content": "You are a friendly support assistant. Ask the user when a ticket is unclear."
+     *         }
+     *       ]
+     *     }
+     */
+    Harness: {
+      /** @description `h_` followed by an opaque part. */
+      id: string;
+      name: string;
+      model: string;
+      /** Format: date-time */
+      created_at: string;
+      /** @description harness.json as parsed, with its defaults. */
+      config: components['schemas']['HarnessConfig'];
+      /** @description Every file, harness.json included, in the order they were sent. */
+      files: {
+        path: string;
+        content: string;
+      }[];
     };
+    HarnessToolEntry: {
+      /** @description `ask_user`, or an MCP tool as `<server name>__<tool name>`. */
+      name: string;
+      /**
+       * @description Each call waits for an approval interaction.
+       * @default false
+       */
+      require_approval: boolean;
+    };
+    HarnessMcpServer: {
+      name: string;
+      /** @description Its streamable HTTP endpoint, called through the outbound address guard. */
+      url: string;
+    };
+    HarnessConfig: {
+      model: string;
+      /** @description The path of the file, in this set, that is the system prompt. */
+      instructions: string;
+      /** @default [] */
+      tools: components['schemas']['HarnessToolEntry'][];
+      /** @default [] */
+      mcp_servers: components['schemas']['HarnessMcpServer'][];
+      /** @default 10 */
+      max_turns: number;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "name": "ask_user",
+     *           "description": "Asks the person the run works for a question and waits for the answer, which is the result.",
+     *           "input_schema": {
+     *             "type": "object",
+     *             "properties": {
+     *               "question": {
+     *                 "type": "string",
+     *                 "description": "The question, as the person will read it."
+     *               }
+     *             },
+     *             "required": [
+     *               "question"
+     *             ],
+     *             "additionalProperties": false
+     *           },
+     *           "source": "builtin",
+     *           "require_approval": false,
+     *           "available": true
+     *         },
+     *         {
+     *           "name": "tickets__close",
+     *           "source": "mcp",
+     *           "server": "tickets",
+     *           "require_approval": true,
+     *           "available": true,
+     *           "description": "Close a ticket.",
+     *           "input_schema": {
+     *             "type": "object",
+     *             "properties": {
+     *               "id": {
+     *                 "type": "string"
+     *               }
+     *             },
+     *             "required": [
+     *               "id"
+     *             ]
+     *           }
+     *         }
+     *       ]
+     *     }
+     */
+    HarnessToolList: {
+      data: components['schemas']['HarnessTool'][];
+    };
+    /**
+     * @example {
+     *       "name": "ask_user",
+     *       "description": "Asks the person the run works for a question and waits for the answer, which is the result.",
+     *       "input_schema": {
+     *         "type": "object",
+     *         "properties": {
+     *           "question": {
+     *             "type": "string",
+     *             "description": "The question, as the person will read it."
+     *           }
+     *         },
+     *         "required": [
+     *           "question"
+     *         ],
+     *         "additionalProperties": false
+     *       },
+     *       "source": "builtin",
+     *       "require_approval": false,
+     *       "available": true
+     *     }
+     */
+    HarnessTool: {
+      /** @description As a model is offered it: `ask_user`, `<server name>__<tool name>`, or a harness.json `tools` entry’s name. */
+      name: string;
+      /**
+       * @description `harness`: a `tools` entry that names no tool of the built-ins or the servers.
+       * @enum {string}
+       */
+      source: 'builtin' | 'harness' | 'mcp';
+      /** @description The MCP server that lists it (`mcp` only). */
+      server?: string;
+      require_approval: boolean;
+      /** @description Whether a run offers it to the model (false only for `harness`). */
+      available: boolean;
+      description?: string;
+      /** @description The JSON Schema of its arguments. */
+      input_schema?: {
+        [key: string]: unknown;
+      };
+    };
+    /**
+     * @example {
+     *       "name": "Support inbox",
+     *       "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *       "entry_node_ids": [
+     *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *       ]
+     *     }
+     */
+    CreateHookRequest: {
+      /** @description Leading and trailing spaces are removed. */
+      name: string;
+      /**
+       * Format: uuid
+       * @description The version every event runs: one of the account’s.
+       */
+      workflow_version_id: string;
+      /** @description Entry nodes of that version the request starts at, as `POST /v1/workflow-requests/run` takes them. */
+      entry_node_ids: string[];
+    };
+    /**
+     * @example {
+     *       "id": "hook_0mwvm6w715Up1NimNL49uBANV",
+     *       "name": "Support inbox",
+     *       "url": "https://api.example.com/v1/hooks/hook_0mwvm6w715Up1NimNL49uBANV/events",
+     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+     *       "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *       "entry_node_ids": [
+     *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *       ],
+     *       "secret_rotated_at": null,
+     *       "previous_secret_expires_at": null,
+     *       "created_at": "2026-01-31T09:10:00.000Z"
+     *     }
+     */
+    HookWithSecret: {
+      /**
+       * @description `hook_…`.
+       * @example hook_0mwvm6w715Up1NimNL49uBANV
+       */
+      id: string;
+      name: string;
+      /** @description Where events are posted: `{base}/v1/hooks/{id}/events`. */
+      url: string;
+      /**
+       * @description The Standard Webhooks secret events are signed with: `whsec_` and the base64 of 32 bytes. Shown only in this answer.
+       * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+       */
+      secret: string;
+      /** Format: uuid */
+      workflow_version_id: string;
+      entry_node_ids: string[];
+      /** @description When the secret was last rotated; null before any rotation. */
+      secret_rotated_at: string | null;
+      /** @description Until when the secret before the last rotation still verifies (24 hours after it); null when none does. */
+      previous_secret_expires_at: string | null;
+      /** Format: date-time */
+      created_at: string;
+    };
+    /**
+     * @description Pagination: a v1 cursor page, `{hooks, next_cursor, has_more}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
+     * @example {
+     *       "hooks": [
+     *         {
+     *           "id": "hook_0mwvm6w715Up1NimNL49uBANV",
+     *           "name": "Support inbox",
+     *           "url": "https://api.example.com/v1/hooks/hook_0mwvm6w715Up1NimNL49uBANV/events",
+     *           "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *           "entry_node_ids": [
+     *             "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *           ],
+     *           "secret_rotated_at": null,
+     *           "previous_secret_expires_at": null,
+     *           "created_at": "2026-01-31T09:10:00.000Z"
+     *         }
+     *       ],
+     *       "next_cursor": null,
+     *       "has_more": false
+     *     }
+     */
+    HookList: {
+      /** @description Newest first. */
+      hooks: components['schemas']['Hook'][];
+      /** @description The cursor of the next page; null after the last. */
+      next_cursor: string | null;
+      has_more: boolean;
+    };
+    /**
+     * @example {
+     *       "id": "hook_0mwvm6w715Up1NimNL49uBANV",
+     *       "name": "Support inbox",
+     *       "url": "https://api.example.com/v1/hooks/hook_0mwvm6w715Up1NimNL49uBANV/events",
+     *       "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *       "entry_node_ids": [
+     *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *       ],
+     *       "secret_rotated_at": null,
+     *       "previous_secret_expires_at": null,
+     *       "created_at": "2026-01-31T09:10:00.000Z"
+     *     }
+     */
+    Hook: {
+      /**
+       * @description `hook_…`.
+       * @example hook_0mwvm6w715Up1NimNL49uBANV
+       */
+      id: string;
+      name: string;
+      /** @description Where events are posted: `{base}/v1/hooks/{id}/events`. */
+      url: string;
+      /** Format: uuid */
+      workflow_version_id: string;
+      entry_node_ids: string[];
+      /** @description When the secret was last rotated; null before any rotation. */
+      secret_rotated_at: string | null;
+      /** @description Until when the secret before the last rotation still verifies (24 hours after it); null when none does. */
+      previous_secret_expires_at: string | null;
+      /** Format: date-time */
+      created_at: string;
+    };
+    /**
+     * @description Any JSON object, at most 256 KiB: it becomes the `payload` of the workflow request the event starts. Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`).
+     * @example {
+     *       "query": "The checkout page is down for every customer.",
+     *       "ticket": "SUP-1042",
+     *       "reporter": "ada@example.com"
+     *     }
+     */
+    HookEvent: {
+      [key: string]: unknown;
+    };
+    /**
+     * @example {
+     *       "workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e"
+     *     }
+     */
+    HookEventAccepted: {
+      /**
+       * Format: uuid
+       * @description The request the event started; the same for every delivery of one `webhook-id`.
+       */
+      workflow_request_id: string;
+    };
+    /**
+     * @description Pagination: a v2 cursor page, `{data, page: {has_more, next_cursor}}`. To go on, send `page.next_cursor` back as `cursor` (with the same filters); `page.has_more` says whether more items exist now.
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+     *           "type": "approval",
+     *           "status": "pending",
+     *           "prompt": "The run asks to call the tool tickets__close with the arguments {\"id\":\"SUP-1042\"}. Allow it?",
+     *           "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *           "workflow_request_id": null,
+     *           "node_execution_id": null,
+     *           "response": null,
+     *           "created_at": "2026-01-31T09:30:03.000Z",
+     *           "resolved_at": null,
+     *           "expires_at": "2026-02-01T09:30:03.000Z"
+     *         }
+     *       ],
+     *       "page": {
+     *         "has_more": false,
+     *         "next_cursor": null
+     *       }
+     *     }
+     */
+    InteractionList: {
+      /** @description Newest first. */
+      data: components['schemas']['Interaction'][];
+      page: {
+        has_more: boolean;
+        /** @description The cursor of the next page; null after the last. */
+        next_cursor: string | null;
+      };
+    };
+    /**
+     * @example {
+     *       "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+     *       "type": "approval",
+     *       "status": "pending",
+     *       "prompt": "The run asks to call the tool tickets__close with the arguments {\"id\":\"SUP-1042\"}. Allow it?",
+     *       "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *       "workflow_request_id": null,
+     *       "node_execution_id": null,
+     *       "response": null,
+     *       "created_at": "2026-01-31T09:30:03.000Z",
+     *       "resolved_at": null,
+     *       "expires_at": "2026-02-01T09:30:03.000Z"
+     *     }
+     */
+    Interaction: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      type: 'approval' | 'answer';
+      /** @enum {string} */
+      status: 'pending' | 'answered' | 'expired' | 'cancelled';
+      prompt: string | null;
+      run_id: string | null;
+      workflow_request_id: string | null;
+      node_execution_id: string | null;
+      response: {
+        [key: string]: unknown;
+      } | null;
+      created_at: string;
+      resolved_at: string | null;
+      /** @description A run’s interaction can be answered until then (24 hours after it opened); after it, it is `expired` and its run fails with `timeout`. Null for approval nodes of workflow requests, which wait as long as it takes. */
+      expires_at: string | null;
+    };
+    /**
+     * @description Its `type` is the interaction’s (otherwise 422 `interaction_type_mismatch`).
+     * @example {
+     *       "type": "approval",
+     *       "approved": true
+     *     }
+     */
+    InteractionResponse: components['schemas']['ApprovalResponse'] | components['schemas']['AnswerResponse'];
+    /** @description Approves or rejects an `approval`. */
+    ApprovalResponse: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'approval';
+      approved: boolean;
+    };
+    /** @description Answers the question of an `answer` (an `ask_user` call). */
+    AnswerResponse: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'answer';
+      text: string;
+    };
+    /**
+     * @example {
+     *       "name": "support-1",
+     *       "size": "small"
+     *     }
+     */
+    CreateMachineRequest: {
+      /** @description Leading and trailing spaces are removed. */
+      name: string;
+      /**
+       * @description The memory of the function that runs the agent loop of a run on this machine: `small` 1024 MB, `medium` 2048 MB, `large` 4096 MB. Machine time is metered per size.
+       * @default small
+       * @enum {string}
+       */
+      size?: 'small' | 'medium' | 'large';
+    };
+    /**
+     * @example {
+     *       "id": "mch_0mwvm6w715Up1NimNL49uBANV",
+     *       "name": "support-1",
+     *       "size": "small",
+     *       "status": "busy",
+     *       "current_run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *       "queued_runs": 1,
+     *       "created_at": "2026-01-31T08:50:00.000Z"
+     *     }
+     */
+    Machine: {
+      /**
+       * @description `mch_…`.
+       * @example mch_0mwvm6w715Up1NimNL49uBANV
+       */
+      id: string;
+      name: string;
+      /** @enum {string} */
+      size: 'small' | 'medium' | 'large';
+      /**
+       * @description `busy` while a run holds the machine (running, or waiting for a person) or runs wait for it.
+       * @enum {string}
+       */
+      status: 'idle' | 'busy';
+      /** @description The run that holds the machine; null when none does. */
+      current_run_id: string | null;
+      /** @description How many runs wait for the machine, in creation order. */
+      queued_runs: number;
+      /** Format: date-time */
+      created_at: string;
+    };
+    /**
+     * @description Pagination: a v1 cursor page, `{machines, next_cursor, has_more}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
+     * @example {
+     *       "machines": [
+     *         {
+     *           "id": "mch_0mwvm6w715Up1NimNL49uBANV",
+     *           "name": "support-1",
+     *           "size": "small",
+     *           "status": "busy",
+     *           "current_run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *           "queued_runs": 1,
+     *           "created_at": "2026-01-31T08:50:00.000Z"
+     *         }
+     *       ],
+     *       "next_cursor": null,
+     *       "has_more": false
+     *     }
+     */
+    MachineList: {
+      /** @description Newest first. */
+      machines: components['schemas']['Machine'][];
+      /** @description The cursor of the next page; null after the last. */
+      next_cursor: string | null;
+      has_more: boolean;
+    };
+    /**
+     * @description Pagination: a v1 cursor page, `{messages, next_cursor, has_more, limit}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
+     * @example {
+     *       "messages": [
+     *         {
+     *           "id": "msg_3d5f7b9c-1e2a-4c4e-9f6a-8b0d2f4a6c8e_1",
+     *           "role": "assistant",
+     *           "content": "urgent",
+     *           "context_memory_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+     *           "agent_node_id": "5b0c8e2a-7d41-4f3b-9a6e-000000000001",
+     *           "created_at": "2026-01-31T09:40:01.200Z"
+     *         }
+     *       ],
+     *       "next_cursor": null,
+     *       "has_more": false,
+     *       "limit": 20
+     *     }
+     */
+    MemoryPage: {
+      /** @description Oldest first. */
+      messages: components['schemas']['MemoryMessage'][];
+      /** @description The cursor of the next page; null after the last. */
+      next_cursor: string | null;
+      has_more: boolean;
+      /** @description The page size used. */
+      limit: number;
+    };
+    /**
+     * @example {
+     *       "id": "msg_3d5f7b9c-1e2a-4c4e-9f6a-8b0d2f4a6c8e_1",
+     *       "role": "assistant",
+     *       "content": "urgent",
+     *       "context_memory_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+     *       "agent_node_id": "5b0c8e2a-7d41-4f3b-9a6e-000000000001",
+     *       "created_at": "2026-01-31T09:40:01.200Z"
+     *     }
+     */
+    MemoryMessage: {
+      id: string;
+      role: string;
+      content: string;
+      context_memory_id: string;
+      agent_node_id: string;
+      created_at: string;
+    };
+    /**
+     * @example {
+     *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+     *       "input": "Hello!",
+     *       "metadata": {
+     *         "ticket": "SUP-1042"
+     *       }
+     *     }
+     */
+    CreateRunRequest: {
+      harness_id: string;
+      /** @description The user’s message (a string). A JSON object is sent to the model as its JSON text; the `local/script` development model plays one of `{"steps": [...]}`, each step `{"tool": NAME, "arguments": {...}}` or `{"reply": TEXT}`. Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`). */
+      input:
+        | string
+        | {
+            [key: string]: unknown;
+          };
+      /** @description Required unless `chat_id` names a chat already bound to a machine. */
+      machine_id?: string;
+      /** @description A chat (POST /v1/chats): the run sees its earlier runs, and the chat is bound to the machine of its first run. */
+      chat_id?: string;
+      /** @description Any JSON object of yours, at most 16 KiB, kept with the run and shown with it. Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`). */
+      metadata?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description When the chat’s previous run has not ended: wait in turn (`enqueue`), refuse (409 `chat_busy`), or cancel it and start next (`interrupt`).
+       * @default enqueue
+       * @enum {string}
+       */
+      if_busy?: 'enqueue' | 'reject' | 'interrupt';
+    };
+    /**
+     * @example {
+     *       "id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *       "status": "completed",
+     *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+     *       "chat_id": null,
+     *       "input": "Hello!",
+     *       "output": "Hello!",
+     *       "failure": null,
+     *       "usage": {
+     *         "input_tokens": 1,
+     *         "output_tokens": 1,
+     *         "cost_micro_usd": 12
+     *       },
+     *       "metadata": {
+     *         "ticket": "SUP-1042"
+     *       },
+     *       "created_at": "2026-01-31T09:30:00.000Z",
+     *       "started_at": "2026-01-31T09:30:01.000Z",
+     *       "completed_at": "2026-01-31T09:30:05.000Z"
+     *     }
+     */
     Run: {
       /** @description `run_` followed by an opaque part. */
       id: string;
@@ -1463,827 +3090,286 @@ export interface components {
       started_at: string | null;
       completed_at: string | null;
     };
-    RunFailedWebhook: {
-      /** @enum {string} */
-      type: 'run.failed';
-      /**
-       * Format: date-time
-       * @description When the event happened (the same on every attempt).
-       */
-      timestamp: string;
-      data: components['schemas']['Run'];
-    };
-    RunCancelledWebhook: {
-      /** @enum {string} */
-      type: 'run.cancelled';
-      /**
-       * Format: date-time
-       * @description When the event happened (the same on every attempt).
-       */
-      timestamp: string;
-      data: components['schemas']['Run'];
-    };
-    InteractionCreatedWebhook: {
-      /** @enum {string} */
-      type: 'interaction.created';
-      /**
-       * Format: date-time
-       * @description When the event happened (the same on every attempt).
-       */
-      timestamp: string;
-      data: components['schemas']['Interaction'];
-    };
-    Interaction: {
-      /** Format: uuid */
-      id: string;
-      /** @enum {string} */
-      type: 'approval' | 'answer';
-      /** @enum {string} */
-      status: 'pending' | 'answered' | 'expired' | 'cancelled';
-      prompt: string | null;
-      run_id: string | null;
-      /** Format: uuid */
-      workflow_request_id: string | null;
-      /** Format: uuid */
-      node_execution_id: string | null;
-      response: {
-        [key: string]: unknown;
-      } | null;
-      created_at: string;
-      resolved_at: string | null;
-      /** @description A run’s interaction can be answered until then (24 hours after it opened, RUN_INTERACTION_TIMEOUT_SECONDS); after it, it is `expired` and its run fails with `timeout`. Null for approval nodes of workflow requests, which wait as long as it takes. */
-      expires_at: string | null;
-    };
-    EvaluationCompletedWebhook: {
-      /** @enum {string} */
-      type: 'evaluation.completed';
-      /**
-       * Format: date-time
-       * @description When the event happened (the same on every attempt).
-       */
-      timestamp: string;
-      data: components['schemas']['EvaluationSummary'];
-    };
-    EvaluationSummary: {
-      /** @description `eval_` followed by an opaque part. */
-      id: string;
-      name: string;
-      /**
-       * @description `running` until `completed` (by POST …/complete, or by the service when the last run of a `run: true` evaluation ends) or `cancelled`; `failed` when the service could not start the runs of a `run: true` evaluation (`failure` says why).
-       * @enum {string}
-       */
-      status: 'running' | 'completed' | 'cancelled' | 'failed';
-      harness_id: string;
-      machine_id: string;
-      /** @description The service starts and records the runs, and completes the evaluation. */
-      run: boolean;
-      case_count: number;
-      attempts_per_case: number;
-      /** @description `case_count × attempts_per_case`: the slots `(case, attempt_index)`. */
-      attempt_count: number;
-      /** @description Slots filled with a run. */
-      recorded_attempts: number;
-      /** @description Slots whose run’s end is recorded. */
-      ended_attempts: number;
-      results: components['schemas']['EvaluationResults'];
-      /** @description Present on a failed evaluation. */
-      failure: {
-        /** @enum {string} */
-        code: 'runs_not_started' | 'internal_error';
-        message: string;
-      } | null;
-      created_at: string;
-      /** @description When it left `running` (completed, cancelled or failed). */
-      completed_at: string | null;
-    };
-    /** @description Present once the evaluation is completed; null before, and on a cancelled or failed one. */
-    EvaluationResults: {
-      per_case: components['schemas']['EvaluationCaseResult'][];
-      /** @description Passed over attempts across the cases with a check (`sum of passed / sum of attempts`, not rounded); null when no case has one. */
-      pass_rate: number | null;
-    } | null;
-    EvaluationCaseResult: {
-      case_id: string;
-      /** @description Attempts recorded for the case (every one, once the evaluation completed). */
-      attempts: number;
-      /** @description How many passed the case’s check; null when the case has none. */
-      passed: number | null;
-      /** @description `passed / attempts`, exactly (not rounded); null when the case has no check. */
-      pass_rate: number | null;
-      /** @description The attempts by their run’s status when the evaluation completed (a run still going counts with its status then, and does not pass). */
-      run_statuses: {
-        queued?: number;
-        running?: number;
-        waiting?: number;
-        completed?: number;
-        failed?: number;
-        cancelled?: number;
-      };
-    };
-    Problem: {
-      /** @description `{problem_base}/<code>`; do not branch on it. */
-      type: string;
-      title: string;
-      status: number;
-      detail: string;
-      /** @description Stable machine-readable name; branch on this. */
-      code: string;
-      /** @description The X-Request-Id of the request, echoed. */
-      trace_id: string;
-      errors?: components['schemas']['FieldError'][];
-    };
-    FieldError: {
-      /** @description JSON Pointer for body fields, the plain name for a parameter. */
-      name: string;
-      /** @enum {string} */
-      location: 'body' | 'path' | 'query' | 'header';
-      reason: string;
-      /** @example required */
-      code: string;
-    };
-    LoginResponse: {
-      /** Format: uuid */
-      account_id: string;
-      /** Format: date-time */
-      expires_at: string;
-    };
-    LoginRequest: {
-      email: string;
-      password: string;
-    };
-    CreatedApiToken: {
-      /** @description The public id, used to revoke. */
-      id: string;
-      /** @description The bearer token; returned only on creation. */
-      token: string;
-      name: string;
-      /** Format: date-time */
-      expires_at: string;
-      /** @description Seconds. */
-      expires_in: number;
-      /** @enum {string} */
-      scope: 'api';
-      /** @description Informational, legacy; the path it names is not served (404). */
-      endpoint: string;
-      /** @description Informational text, not a setting. */
-      rate_limit: string;
-      /** @description Informational, not a setting. */
-      max_concurrent_requests: number;
-      usage_note: string;
-      /** Format: date-time */
-      created_at: string;
-    };
-    Message: {
-      message: string;
-    };
-    CreateApiTokenRequest: {
-      /** @description Default `API Token - <timestamp>`. */
-      name?: string;
-      /** @description Default 60; zero or less becomes 60; above 525600 is clamped to 525600. */
-      duration_minutes?: number;
-    };
-    ApiTokenList: {
-      tokens: components['schemas']['ApiToken'][];
-      next_cursor: string | null;
-      has_more: boolean;
-    };
-    ApiToken: {
-      id: string;
-      name: string;
-      /** Format: date-time */
-      expires_at: string;
-      /** Format: date-time */
-      created_at: string;
-      /** @enum {string} */
-      scope: 'api';
-      /** @enum {string} */
-      status: 'active';
-    };
-    RevokeApiTokenRequest: {
-      token_id: string;
-    };
-    BillingTransactionList: {
-      /** @description Newest first. */
-      transactions: components['schemas']['BillingTransaction'][];
-      pagination: components['schemas']['Pagination'];
-    };
-    BillingTransaction: {
-      /** Format: uuid */
-      id: string;
-      /**
-       * Format: uuid
-       * @description The account.
-       */
-      user_id: string;
-      /**
-       * @description Microdollars; divide by 1 000 000 for USD.
-       * @example 1250000
-       */
-      amount: number;
-      /** @enum {string} */
-      currency: 'USD';
-      /**
-       * @description `credit`: funds added; `debit`: usage taken from the wallet; `refund`: a debit given back.
-       * @enum {string}
-       */
-      type: 'credit' | 'debit' | 'refund';
-      /**
-       * @description `completed`, or `failed` for a debit the wallet could not pay at all (its `amount` is what was asked, and the balance did not move). `pending` is not used yet.
-       * @enum {string}
-       */
-      status: 'pending' | 'completed' | 'failed';
-      description: string | null;
-      /** @description A debit names what it pays for (`workflow_request_id` or `run_id`); one the balance could not wholly cover adds `requested_micro_usd` and `shortfall_micro_usd`. A refund names its debit: `refunds_transaction_id`. */
-      metadata: {
-        [key: string]: unknown;
-      } | null;
-      processor_payment_intent_id: string | null;
-      processor_charge_id: string | null;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    Pagination: {
-      page: number;
-      limit: number;
-      /** @description Every transaction the filters select. */
-      total_count: number;
-      /** @description `ceil(total_count / limit)`; 0 when nothing is selected. */
-      total_pages: number;
-      has_next: boolean;
-      /** @description `page > 1`. */
-      has_prev: boolean;
-    };
-    DailyActivity: {
-      /** @description One per day, oldest first, ending today (UTC). */
-      data: components['schemas']['DailyActivityEntry'][];
-      days: number;
-    };
-    DailyActivityEntry: {
-      /**
-       * Format: date
-       * @description A UTC day, `YYYY-MM-DD`.
-       * @example 2026-01-31
-       */
-      date: string;
-      /**
-       * @description USD: the usage cost of the day (plan and extra funded).
-       * @example 0.42
-       */
-      total_cost: number;
-      /** @description Workflow requests created that day. */
-      request_count: number;
-      /** @description Node executions settled that day: those of the workflow requests that ended that day. */
-      node_count: number;
-      /** @description Runs created that day. */
-      run_count: number;
-    };
-    Evaluation: {
-      /** @description `eval_` followed by an opaque part. */
-      id: string;
-      name: string;
-      /**
-       * @description `running` until `completed` (by POST …/complete, or by the service when the last run of a `run: true` evaluation ends) or `cancelled`; `failed` when the service could not start the runs of a `run: true` evaluation (`failure` says why).
-       * @enum {string}
-       */
-      status: 'running' | 'completed' | 'cancelled' | 'failed';
-      harness_id: string;
-      machine_id: string;
-      /** @description The service starts and records the runs, and completes the evaluation. */
-      run: boolean;
-      case_count: number;
-      attempts_per_case: number;
-      /** @description `case_count × attempts_per_case`: the slots `(case, attempt_index)`. */
-      attempt_count: number;
-      /** @description Slots filled with a run. */
-      recorded_attempts: number;
-      /** @description Slots whose run’s end is recorded. */
-      ended_attempts: number;
-      results: components['schemas']['EvaluationResults'];
-      /** @description Present on a failed evaluation. */
-      failure: {
-        /** @enum {string} */
-        code: 'runs_not_started' | 'internal_error';
-        message: string;
-      } | null;
-      created_at: string;
-      /** @description When it left `running` (completed, cancelled or failed). */
-      completed_at: string | null;
-      cases: {
-        id: string;
-        input:
-          | string
-          | {
-              [key: string]: unknown;
-            };
-        expected: {
-          /** @enum {string} */
-          type: 'exact' | 'contains' | 'regex' | 'jsonata';
-          value: string;
-        } | null;
-        /** @description The attempts recorded for the case, by `attempt_index`. */
-        attempts: components['schemas']['EvaluationAttempt'][];
-      }[];
-    };
-    EvaluationAttempt: {
-      case_id: string;
-      attempt_index: number;
-      run_id: string;
-      recorded_at: string;
-      /**
-       * @description How the run ended; null until its end is recorded (within seconds of it).
-       * @enum {string|null}
-       */
-      run_status: 'completed' | 'failed' | 'cancelled' | null;
-      /** @description Whether the output passed the case’s check; null without a check, or before the run ended. */
-      passed: boolean | null;
-      /** @description Why the check could not pass: the run failed or was cancelled, or the JSONata predicate failed. */
-      check_error: string | null;
-      ended_at: string | null;
-    };
-    UsageWindowExceeded: {
-      windows: components['schemas']['UsageWindow'][];
-      extra: {
-        /** @description Extra usage is on: the wallet pays past a full window. */
-        enabled: boolean;
-        /** @description Extra-funded usage since the start of the current UTC calendar month, in microdollars. */
-        spent_micro_usd_this_cycle: number;
-        /** @description The balance, in microdollars. */
-        wallet_micro_usd: number;
-      };
-      /**
-       * @description What funds the next call: the plan while both windows have room; past a full window the wallet (`extra`) or nothing (`blocked`).
-       * @enum {string}
-       */
-      mode: 'plan' | 'extra' | 'blocked';
-      /** @enum {string} */
-      error: 'usage_window_exceeded';
-      /** @description The same wait as the `Retry-After` header: seconds until the full window resets. */
-      retry_after_seconds: number;
-    };
-    UsageWindow: {
-      /** @enum {string} */
-      kind: '5h' | 'week';
-      /**
-       * @description `unknown`: the windows could not be read; such an entry carries no numbers.
-       * @enum {string}
-       */
-      status: 'allowed' | 'limited' | 'unknown';
-      /** @description Usage cost inside the window over the allowance in force, in percent (at most 100). */
-      used_percent?: number;
-      /** @description 18000 for `5h`, 604800 for `week`. */
-      window_seconds?: number;
-      /**
-       * Format: date-time
-       * @description Present on a `limited` window: when it closes.
-       */
-      resets_at?: string;
-      /** @description Present on a `limited` window: seconds until it closes. */
-      resets_in_seconds?: number;
-    };
-    CreateEvaluationRequest: {
-      name: string;
-      harness_id: string;
-      machine_id: string;
-      /** @description 1 to 50 cases with unique ids, at most 1 MiB of JSON in all. */
-      cases: {
-        /** @description The case’s id, unique within the evaluation. */
-        id: string;
-        /** @description The input of each run of the case, as POST /v2/runs takes it (the user’s message; `local/script` plays `{"steps": [...]}`). Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`). */
-        input:
-          | string
-          | {
-              [key: string]: unknown;
-            };
-        expected?: components['schemas']['EvaluationExpected'];
-      }[];
-      attempts_per_case: number;
-      /**
-       * @description The service starts `cases × attempts_per_case` runs itself on the machine (queued there in slot order like any runs), records each as it creates it, and completes the evaluation when the last one ends.
-       * @default false
-       */
-      run?: boolean;
-    };
-    /** @description Checked against the run’s `output` when it ends: `exact` (equal to `value`), `contains` (contains `value`), `regex` (`value` is a JavaScript pattern, no flags, that matches somewhere in the output), `jsonata` (`value` is a JSONata predicate over `{input, output, run}`, truthy to pass). A run that failed or was cancelled fails its check. */
-    EvaluationExpected: {
-      /** @enum {string} */
-      type: 'exact' | 'contains' | 'regex' | 'jsonata';
-      value: string;
-    };
-    EvaluationList: {
-      data: components['schemas']['EvaluationSummary'][];
-      page: {
-        has_more: boolean;
-        next_cursor: string | null;
-      };
-    };
-    RecordAttemptRequest: {
-      case_id: string;
-      /** @description From 0 to `attempts_per_case - 1`. */
-      attempt_index: number;
-      /** @description A run of the caller’s, of the evaluation’s harness, recorded in no other slot of the evaluation. */
-      run_id: string;
-    };
-    RunWorkflowResponse: {
-      /** Format: uuid */
-      workflow_request_id: string;
-      /** @enum {string} */
-      status: 'pending' | 'in_progress' | 'waiting' | 'completed' | 'failed' | 'stopped';
-    };
-    RunWorkflowRequest: {
-      /** Format: uuid */
-      workflow_version_id: string;
-      entry_node_ids: string[];
-      chat_id?: string;
-      query?: string;
-      /** @description The entry nodes' input (with `query` as its `query` unless it has one). Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`). */
-      payload?: {
-        [key: string]: unknown;
-      };
-      /** @description Any JSON object of yours, kept with the request and shown with it. Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`). */
-      metadata?: {
-        [key: string]: unknown;
-      };
-    };
-    WorkflowRequestList: {
-      workflow_requests: components['schemas']['WorkflowRequest'][];
-      next_cursor: string | null;
-      has_more: boolean;
-      limit: number;
-    };
-    ExecutionTree: {
-      workflow_request: components['schemas']['WorkflowRequest'];
-      node_executions: components['schemas']['NodeExecution'][];
-      children: components['schemas']['ExecutionTree'][];
-    };
-    NodeExecution: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      workflow_request_id: string;
-      /** Format: uuid */
-      node_id: string;
-      node_type: string;
-      /** Format: uuid */
-      workflow_version_id: string;
-      /** @enum {string} */
-      status: 'pending' | 'in_progress' | 'blocked' | 'waiting' | 'completed' | 'failed' | 'skipped' | 'stopped';
-      input_data: {
-        [key: string]: unknown;
-      } | null;
-      output_data?: unknown;
-      attempt_count: number;
-      error: {
-        code: string;
-        message: string;
-      } | null;
-      /** @description What this execution cost: the flat fee per node execution, plus the tokens of the model an agent node called; null until it settles. */
-      usage: {
-        input_tokens: number;
-        output_tokens: number;
-        /** @description Microdollars, priced from the price table (README, Money). */
-        cost_micro_usd: number;
-      } | null;
-      created_at: string;
-      started_at: string | null;
-      completed_at: string | null;
-      failed_at: string | null;
-    };
-    HarnessCreated: {
-      /** @description `h_` followed by an opaque part. */
-      id: string;
-      name: string;
-      /** @description harness.json’s `model`, `<provider>/<model>`. */
-      model: string;
-      /** Format: date-time */
-      created_at: string;
-    };
-    CreateHarnessRequest: {
-      /** @description Leading and trailing spaces are removed. */
-      name: string;
-      /** @description At most 100 files and 1 MiB in all; `harness.json` at the root. */
-      files: components['schemas']['HarnessFile'][];
-    };
-    HarnessFile: {
-      /** @description Relative to the harness root, `/`-separated: no leading `/`, no `..`, `.` or empty segment, at most 256 bytes. */
-      path: string;
-      /** @description Text, at most 256 KiB of UTF-8. */
-      content: string;
-    };
-    HarnessList: {
-      /** @description Newest first. */
-      data: components['schemas']['HarnessListEntry'][];
-      page: {
-        has_more: boolean;
-        next_cursor: string | null;
-      };
-    };
-    HarnessListEntry: {
-      /** @description `h_` followed by an opaque part. */
-      id: string;
-      name: string;
-    };
-    Harness: {
-      /** @description `h_` followed by an opaque part. */
-      id: string;
-      name: string;
-      model: string;
-      /** Format: date-time */
-      created_at: string;
-      /** @description harness.json as parsed, with its defaults. */
-      config: {
-        model: string;
-        /** @description The path of the file, in this set, that is the system prompt. */
-        instructions: string;
-        /** @default [] */
-        tools?: components['schemas']['HarnessToolEntry'][];
-        /** @default [] */
-        mcp_servers?: components['schemas']['HarnessMcpServer'][];
-        /** @default 10 */
-        max_turns?: number;
-      };
-      /** @description Every file, harness.json included, in the order they were sent. */
-      files: {
-        path: string;
-        content: string;
-      }[];
-    };
-    HarnessToolEntry: {
-      /** @description `ask_user`, or an MCP tool as `<server name>__<tool name>`. */
-      name: string;
-      /**
-       * @description Each call waits for an approval interaction.
-       * @default false
-       */
-      require_approval?: boolean;
-    };
-    HarnessMcpServer: {
-      name: string;
-      /** @description Its streamable HTTP endpoint, called through the outbound address guard. */
-      url: string;
-    };
-    HarnessToolList: {
-      data: components['schemas']['HarnessTool'][];
-    };
-    HarnessTool: {
-      /** @description As a model is offered it: `ask_user`, `<server name>__<tool name>`, or a harness.json `tools` entry’s name. */
-      name: string;
-      /**
-       * @description `harness`: a `tools` entry that names no tool of the built-ins or the servers.
-       * @enum {string}
-       */
-      source: 'builtin' | 'harness' | 'mcp';
-      /** @description The MCP server that lists it (`mcp` only). */
-      server?: string;
-      require_approval: boolean;
-      /** @description Whether a run offers it to the model (false only for `harness`). */
-      available: boolean;
-      description?: string;
-      /** @description The JSON Schema of its arguments. */
-      input_schema?: {
-        [key: string]: unknown;
-      };
-    };
-    HookWithSecret: {
-      /**
-       * @description `hook_…`.
-       * @example hook_0mwvm6w715Up1NimNL49uBANV
-       */
-      id: string;
-      name: string;
-      /** @description Where events are posted: `{base}/v1/hooks/{id}/events`. */
-      url: string;
-      /**
-       * @description The Standard Webhooks secret events are signed with: `whsec_` and the base64 of 32 bytes. Shown only in this answer.
-       * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-       */
-      secret: string;
-      /** Format: uuid */
-      workflow_version_id: string;
-      entry_node_ids: string[];
-      /**
-       * Format: date-time
-       * @description When the secret was last rotated; null before any rotation.
-       */
-      secret_rotated_at: string | null;
-      /**
-       * Format: date-time
-       * @description Until when the secret before the last rotation still verifies (24 hours after it); null when none does.
-       */
-      previous_secret_expires_at: string | null;
-      /** Format: date-time */
-      created_at: string;
-    };
-    CreateHookRequest: {
-      /** @description Leading and trailing spaces are removed. */
-      name: string;
-      /**
-       * Format: uuid
-       * @description The version every event runs: one of the account’s.
-       */
-      workflow_version_id: string;
-      /** @description Entry nodes of that version the request starts at, as `POST /v1/workflow-requests/run` takes them. */
-      entry_node_ids: string[];
-    };
-    HookList: {
-      /** @description Newest first. */
-      hooks: components['schemas']['Hook'][];
-      next_cursor: string | null;
-      has_more: boolean;
-    };
-    Hook: {
-      /**
-       * @description `hook_…`.
-       * @example hook_0mwvm6w715Up1NimNL49uBANV
-       */
-      id: string;
-      name: string;
-      /** @description Where events are posted: `{base}/v1/hooks/{id}/events`. */
-      url: string;
-      /** Format: uuid */
-      workflow_version_id: string;
-      entry_node_ids: string[];
-      /**
-       * Format: date-time
-       * @description When the secret was last rotated; null before any rotation.
-       */
-      secret_rotated_at: string | null;
-      /**
-       * Format: date-time
-       * @description Until when the secret before the last rotation still verifies (24 hours after it); null when none does.
-       */
-      previous_secret_expires_at: string | null;
-      /** Format: date-time */
-      created_at: string;
-    };
-    HookEventAccepted: {
-      /**
-       * Format: uuid
-       * @description The request the event started; the same for every delivery of one `webhook-id`.
-       */
-      workflow_request_id: string;
-    };
-    /** @description Any JSON object, at most 256 KiB: it becomes the `payload` of the workflow request the event starts. Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`). */
-    HookEvent: {
-      [key: string]: unknown;
-    };
-    InteractionList: {
-      data: components['schemas']['Interaction'][];
-      page: {
-        has_more: boolean;
-        next_cursor: string | null;
-      };
-    };
-    InteractionResponse:
-      | {
-          /** @enum {string} */
-          type: 'approval';
-          approved: boolean;
-        }
-      | {
-          /** @enum {string} */
-          type: 'answer';
-          text: string;
-        };
-    Machine: {
-      /**
-       * @description `mch_…`.
-       * @example mch_0mwvm6w715Up1NimNL49uBANV
-       */
-      id: string;
-      name: string;
-      /** @enum {string} */
-      size: 'small' | 'medium' | 'large';
-      /**
-       * @description `busy` while a run holds the machine (running, or waiting for a person) or runs wait for it.
-       * @enum {string}
-       */
-      status: 'idle' | 'busy';
-      /** @description The run that holds the machine; null when none does. */
-      current_run_id: string | null;
-      /** @description How many runs wait for the machine, in creation order. */
-      queued_runs: number;
-      /** Format: date-time */
-      created_at: string;
-    };
-    CreateMachineRequest: {
-      /** @description Leading and trailing spaces are removed. */
-      name: string;
-      /**
-       * @description The memory of the function that runs the agent loop of a run on this machine: `small` 1024 MB, `medium` 2048 MB, `large` 4096 MB. Machine time is metered per size.
-       * @default small
-       * @enum {string}
-       */
-      size?: 'small' | 'medium' | 'large';
-    };
-    MachineList: {
-      /** @description Newest first. */
-      machines: components['schemas']['Machine'][];
-      next_cursor: string | null;
-      has_more: boolean;
-    };
-    MemoryPage: {
-      messages: components['schemas']['MemoryMessage'][];
-      next_cursor: string | null;
-      has_more: boolean;
-      limit: number;
-    };
-    MemoryMessage: {
-      id: string;
-      role: string;
-      content: string;
-      context_memory_id: string;
-      agent_node_id: string;
-      created_at: string;
-    };
-    CreateRunRequest: {
-      harness_id: string;
-      /** @description The user’s message (a string). A JSON object is sent to the model as its JSON text; `local/script` plays `{"steps": [...]}` (decisions.md). Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`). */
-      input:
-        | string
-        | {
-            [key: string]: unknown;
-          };
-      /** @description Required unless `chat_id` names a chat already bound to a machine. */
-      machine_id?: string;
-      /** @description A chat (POST /v1/chats): the run sees its earlier runs, and the chat is bound to the machine of its first run. */
-      chat_id?: string;
-      /** @description Any JSON object of yours, at most 16 KiB, kept with the run and shown with it. Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`). */
-      metadata?: {
-        [key: string]: unknown;
-      };
-      /**
-       * @description When the chat’s previous run has not ended: wait in turn (`enqueue`), refuse (409 `chat_busy`), or cancel it and start next (`interrupt`).
-       * @default enqueue
-       * @enum {string}
-       */
-      if_busy?: 'enqueue' | 'reject' | 'interrupt';
-    };
+    /**
+     * @description Pagination: a v2 cursor page, `{data, page: {has_more, next_cursor}}`. To go on, send `page.next_cursor` back as `cursor` (with the same filters); `page.has_more` says whether more items exist now.
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *           "status": "completed",
+     *           "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *           "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+     *           "chat_id": null,
+     *           "input": "Hello!",
+     *           "output": "Hello!",
+     *           "failure": null,
+     *           "usage": {
+     *             "input_tokens": 1,
+     *             "output_tokens": 1,
+     *             "cost_micro_usd": 12
+     *           },
+     *           "metadata": {
+     *             "ticket": "SUP-1042"
+     *           },
+     *           "created_at": "2026-01-31T09:30:00.000Z",
+     *           "started_at": "2026-01-31T09:30:01.000Z",
+     *           "completed_at": "2026-01-31T09:30:05.000Z"
+     *         }
+     *       ],
+     *       "page": {
+     *         "has_more": false,
+     *         "next_cursor": null
+     *       }
+     *     }
+     */
     RunList: {
+      /** @description Newest first. */
       data: components['schemas']['Run'][];
       page: {
         has_more: boolean;
+        /** @description The cursor of the next page; null after the last. */
         next_cursor: string | null;
       };
     };
+    /**
+     * @description Pagination: a v2 cursor page, `{data, page: {has_more, next_cursor}}`. To go on, send `page.next_cursor` back as `cursor` (with the same filters); `page.has_more` says whether more items exist now.
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6MQ",
+     *           "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *           "seq": 1,
+     *           "type": "run.status",
+     *           "created_at": "2026-01-31T09:30:01.000Z",
+     *           "data": {
+     *             "status": "running"
+     *           }
+     *         },
+     *         {
+     *           "id": "cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6Mg",
+     *           "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *           "seq": 2,
+     *           "type": "message",
+     *           "created_at": "2026-01-31T09:30:02.000Z",
+     *           "data": {
+     *             "role": "user",
+     *             "text": "Hello!"
+     *           }
+     *         },
+     *         {
+     *           "id": "cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6Mw",
+     *           "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *           "seq": 3,
+     *           "type": "message",
+     *           "created_at": "2026-01-31T09:30:03.000Z",
+     *           "data": {
+     *             "role": "assistant",
+     *             "text": "Hello!"
+     *           }
+     *         },
+     *         {
+     *           "id": "cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6NA",
+     *           "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *           "seq": 4,
+     *           "type": "usage",
+     *           "created_at": "2026-01-31T09:30:04.000Z",
+     *           "data": {
+     *             "input_tokens": 1,
+     *             "output_tokens": 1,
+     *             "cost_micro_usd": 12
+     *           }
+     *         },
+     *         {
+     *           "id": "cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6NQ",
+     *           "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *           "seq": 5,
+     *           "type": "run.status",
+     *           "created_at": "2026-01-31T09:30:05.000Z",
+     *           "data": {
+     *             "status": "completed"
+     *           }
+     *         }
+     *       ],
+     *       "page": {
+     *         "has_more": false,
+     *         "next_cursor": null
+     *       }
+     *     }
+     */
     RunEventList: {
       /** @description In `seq` order. */
       data: components['schemas']['RunEvent'][];
       page: {
-        /** @description More events were written than this page holds. */
         has_more: boolean;
-        /** @description Null once the run has ended and this page holds its last event; while it runs, the cursor to ask for later events with. */
+        /** @description Null once the run has ended and this page holds its last event; while it runs, the cursor to ask for later events with (even when `has_more` is false). */
         next_cursor: string | null;
       };
     };
-    RunEvent: {
+    /**
+     * @description One event of a run: its `type` says which, and what its `data` is.
+     * @example {
+     *       "id": "cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6Mw",
+     *       "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *       "seq": 3,
+     *       "type": "message",
+     *       "created_at": "2026-01-31T09:30:03.000Z",
+     *       "data": {
+     *         "role": "assistant",
+     *         "text": "Hello!"
+     *       }
+     *     }
+     */
+    RunEvent:
+      | components['schemas']['RunStatusEvent']
+      | components['schemas']['RunMessageEvent']
+      | components['schemas']['RunToolCallEvent']
+      | components['schemas']['RunToolResultEvent']
+      | components['schemas']['RunInteractionEvent']
+      | components['schemas']['RunUsageEvent'];
+    RunStatusEvent: {
       /** @description Opaque and unique across runs; the SSE `id:` (send it back as `Last-Event-ID`). */
       id: string;
       run_id: string;
       /** @description 1, 2, 3… within the run, without gaps. */
       seq: number;
-      /** @enum {string} */
-      type: 'run.status' | 'message' | 'tool_call' | 'tool_result' | 'interaction' | 'usage';
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'run.status';
       /** Format: date-time */
       created_at: string;
-      /** @description By `type`: `run.status` {status}, `message` {role, text}, `tool_call`, `tool_result`, `interaction`, `usage` (after each model turn: the run’s usage so far, its tokens and cost with machine time, as `usage` on the run). */
-      data:
-        | {
-            /** @enum {string} */
-            status: 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
-          }
-        | {
-            /** @enum {string} */
-            role: 'user' | 'assistant';
-            text: string;
-          }
-        | {
-            call_id: string;
-            name: string;
-            arguments: {
-              [key: string]: unknown;
-            };
-          }
-        | {
-            call_id: string;
-            name: string;
-            text: string;
-            is_error: boolean;
-            denied?: boolean;
-          }
-        | {
-            interaction_id: string;
-            /** @enum {string} */
-            type: 'approval' | 'answer';
-            status: string;
-          }
-        | {
-            input_tokens: number;
-            output_tokens: number;
-            cost_micro_usd: number;
-          };
+      data: {
+        /** @enum {string} */
+        status: 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+      };
     };
+    RunMessageEvent: {
+      /** @description Opaque and unique across runs; the SSE `id:` (send it back as `Last-Event-ID`). */
+      id: string;
+      run_id: string;
+      /** @description 1, 2, 3… within the run, without gaps. */
+      seq: number;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'message';
+      /** Format: date-time */
+      created_at: string;
+      data: {
+        /** @enum {string} */
+        role: 'user' | 'assistant';
+        text: string;
+      };
+    };
+    RunToolCallEvent: {
+      /** @description Opaque and unique across runs; the SSE `id:` (send it back as `Last-Event-ID`). */
+      id: string;
+      run_id: string;
+      /** @description 1, 2, 3… within the run, without gaps. */
+      seq: number;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'tool_call';
+      /** Format: date-time */
+      created_at: string;
+      data: {
+        call_id: string;
+        name: string;
+        arguments: {
+          [key: string]: unknown;
+        };
+      };
+    };
+    RunToolResultEvent: {
+      /** @description Opaque and unique across runs; the SSE `id:` (send it back as `Last-Event-ID`). */
+      id: string;
+      run_id: string;
+      /** @description 1, 2, 3… within the run, without gaps. */
+      seq: number;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'tool_result';
+      /** Format: date-time */
+      created_at: string;
+      data: {
+        call_id: string;
+        name: string;
+        text: string;
+        is_error: boolean;
+        /** @description The person rejected the call; it was not made. */
+        denied?: boolean;
+      };
+    };
+    RunInteractionEvent: {
+      /** @description Opaque and unique across runs; the SSE `id:` (send it back as `Last-Event-ID`). */
+      id: string;
+      run_id: string;
+      /** @description 1, 2, 3… within the run, without gaps. */
+      seq: number;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'interaction';
+      /** Format: date-time */
+      created_at: string;
+      data: {
+        interaction_id: string;
+        /** @enum {string} */
+        type: 'approval' | 'answer';
+        status: string;
+      };
+    };
+    RunUsageEvent: {
+      /** @description Opaque and unique across runs; the SSE `id:` (send it back as `Last-Event-ID`). */
+      id: string;
+      run_id: string;
+      /** @description 1, 2, 3… within the run, without gaps. */
+      seq: number;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'usage';
+      /** Format: date-time */
+      created_at: string;
+      /** @description After each model turn: the run’s usage so far, its tokens and cost with machine time, as `usage` on the run. */
+      data: {
+        input_tokens: number;
+        output_tokens: number;
+        cost_micro_usd: number;
+      };
+    };
+    /**
+     * @example {
+     *       "windows": [
+     *         {
+     *           "kind": "5h",
+     *           "status": "allowed",
+     *           "used_percent": 12.5,
+     *           "window_seconds": 18000
+     *         },
+     *         {
+     *           "kind": "week",
+     *           "status": "allowed",
+     *           "used_percent": 3.1,
+     *           "window_seconds": 604800
+     *         }
+     *       ],
+     *       "extra": {
+     *         "enabled": false,
+     *         "spent_micro_usd_this_cycle": 0,
+     *         "wallet_micro_usd": 5000000
+     *       },
+     *       "mode": "plan"
+     *     }
+     */
     UsageQuota: {
       windows: components['schemas']['UsageWindow'][];
       extra: {
@@ -2299,11 +3385,55 @@ export interface components {
        * @enum {string}
        */
       mode: 'plan' | 'extra' | 'blocked';
-      /** @enum {string} */
+      /** @constant */
       error?: 'usage_window_exceeded';
       /** @description Seconds until the full window resets (`blocked` only). */
       retry_after_seconds?: number;
     };
+    /**
+     * @example {
+     *       "url": "https://hooks.example.com/workflow-service",
+     *       "events": [
+     *         "run.completed",
+     *         "run.failed"
+     *       ],
+     *       "description": "Ops dashboard"
+     *     }
+     */
+    CreateWebhookEndpointRequest: {
+      /** @description Where deliveries are POSTed: an absolute `https:` URL whose host is public (the address checks of outbound calls, made now and on every delivery). */
+      url: string;
+      /** @description The event types delivered to this endpoint; each is kept once. */
+      events: (
+        | 'workflow_request.completed'
+        | 'workflow_request.failed'
+        | 'workflow_request.stopped'
+        | 'run.completed'
+        | 'run.failed'
+        | 'run.cancelled'
+        | 'interaction.created'
+        | 'evaluation.completed'
+      )[];
+      description?: string;
+    };
+    /**
+     * @example {
+     *       "id": "whe_0mwvm6w715Up1NimNL49uBANV",
+     *       "url": "https://hooks.example.com/workflow-service",
+     *       "events": [
+     *         "run.completed",
+     *         "run.failed"
+     *       ],
+     *       "description": "Ops dashboard",
+     *       "disabled": false,
+     *       "disabled_reason": null,
+     *       "secret_rotated_at": null,
+     *       "previous_secret_expires_at": null,
+     *       "created_at": "2026-01-31T09:15:00.000Z",
+     *       "updated_at": "2026-01-31T09:15:00.000Z",
+     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+     *     }
+     */
     CreatedWebhookEndpoint: {
       /**
        * @description `whe_…`.
@@ -2324,20 +3454,11 @@ export interface components {
       description: string | null;
       /** @description A disabled endpoint receives nothing: no new deliveries, and its pending ones end `failed`. */
       disabled: boolean;
-      /**
-       * @description `gone`: a delivery was answered 410; `user`: PATCH `disabled: true`; null while enabled.
-       * @enum {string|null}
-       */
-      disabled_reason: 'gone' | 'user' | null;
-      /**
-       * Format: date-time
-       * @description When the secret was last rotated; null before any rotation.
-       */
+      /** @description `gone`: a delivery was answered 410; `user`: PATCH `disabled: true`; null while enabled. */
+      disabled_reason: ('gone' | 'user') | null;
+      /** @description When the secret was last rotated; null before any rotation. */
       secret_rotated_at: string | null;
-      /**
-       * Format: date-time
-       * @description Until when deliveries also carry a signature with the secret the last rotation replaced (24 hours after it; a time in the past once over); null before any rotation.
-       */
+      /** @description Until when deliveries also carry a signature with the secret the last rotation replaced (24 hours after it; a time in the past once over); null before any rotation. */
       previous_secret_expires_at: string | null;
       /** Format: date-time */
       created_at: string;
@@ -2349,28 +3470,54 @@ export interface components {
        */
       secret: string;
     };
-    CreateWebhookEndpointRequest: {
-      /** @description Where deliveries are POSTed: an absolute `https:` URL whose host is public (the address checks of outbound calls, made now and on every delivery). */
-      url: string;
-      /** @description The event types delivered to this endpoint; each is kept once. */
-      events: (
-        | 'workflow_request.completed'
-        | 'workflow_request.failed'
-        | 'workflow_request.stopped'
-        | 'run.completed'
-        | 'run.failed'
-        | 'run.cancelled'
-        | 'interaction.created'
-        | 'evaluation.completed'
-      )[];
-      description?: string;
-    };
+    /**
+     * @description Pagination: a v1 cursor page, `{endpoints, next_cursor, has_more}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
+     * @example {
+     *       "endpoints": [
+     *         {
+     *           "id": "whe_0mwvm6w715Up1NimNL49uBANV",
+     *           "url": "https://hooks.example.com/workflow-service",
+     *           "events": [
+     *             "run.completed",
+     *             "run.failed"
+     *           ],
+     *           "description": "Ops dashboard",
+     *           "disabled": false,
+     *           "disabled_reason": null,
+     *           "secret_rotated_at": null,
+     *           "previous_secret_expires_at": null,
+     *           "created_at": "2026-01-31T09:15:00.000Z",
+     *           "updated_at": "2026-01-31T09:15:00.000Z"
+     *         }
+     *       ],
+     *       "next_cursor": null,
+     *       "has_more": false
+     *     }
+     */
     WebhookEndpointList: {
       /** @description Newest first. */
       endpoints: components['schemas']['WebhookEndpoint'][];
+      /** @description The cursor of the next page; null after the last. */
       next_cursor: string | null;
       has_more: boolean;
     };
+    /**
+     * @example {
+     *       "id": "whe_0mwvm6w715Up1NimNL49uBANV",
+     *       "url": "https://hooks.example.com/workflow-service",
+     *       "events": [
+     *         "run.completed",
+     *         "run.failed"
+     *       ],
+     *       "description": "Ops dashboard",
+     *       "disabled": false,
+     *       "disabled_reason": null,
+     *       "secret_rotated_at": null,
+     *       "previous_secret_expires_at": null,
+     *       "created_at": "2026-01-31T09:15:00.000Z",
+     *       "updated_at": "2026-01-31T09:15:00.000Z"
+     *     }
+     */
     WebhookEndpoint: {
       /**
        * @description `whe_…`.
@@ -2391,26 +3538,27 @@ export interface components {
       description: string | null;
       /** @description A disabled endpoint receives nothing: no new deliveries, and its pending ones end `failed`. */
       disabled: boolean;
-      /**
-       * @description `gone`: a delivery was answered 410; `user`: PATCH `disabled: true`; null while enabled.
-       * @enum {string|null}
-       */
-      disabled_reason: 'gone' | 'user' | null;
-      /**
-       * Format: date-time
-       * @description When the secret was last rotated; null before any rotation.
-       */
+      /** @description `gone`: a delivery was answered 410; `user`: PATCH `disabled: true`; null while enabled. */
+      disabled_reason: ('gone' | 'user') | null;
+      /** @description When the secret was last rotated; null before any rotation. */
       secret_rotated_at: string | null;
-      /**
-       * Format: date-time
-       * @description Until when deliveries also carry a signature with the secret the last rotation replaced (24 hours after it; a time in the past once over); null before any rotation.
-       */
+      /** @description Until when deliveries also carry a signature with the secret the last rotation replaced (24 hours after it; a time in the past once over); null before any rotation. */
       previous_secret_expires_at: string | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
       updated_at: string;
     };
+    /**
+     * @example {
+     *       "events": [
+     *         "run.completed",
+     *         "run.failed",
+     *         "run.cancelled"
+     *       ],
+     *       "disabled": false
+     *     }
+     */
     UpdateWebhookEndpointRequest: {
       /** @description Where deliveries are POSTed: an absolute `https:` URL whose host is public (the address checks of outbound calls, made now and on every delivery). */
       url?: string;
@@ -2429,12 +3577,50 @@ export interface components {
       /** @description `false` enables an endpoint again, also one a 410 disabled; `true` stops its deliveries. */
       disabled?: boolean;
     };
+    /**
+     * @description Pagination: a v1 cursor page, `{deliveries, next_cursor, has_more}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
+     * @example {
+     *       "deliveries": [
+     *         {
+     *           "id": "whd_0mwvm6w7aAb3Cd5Ef7Gh9Ij1K",
+     *           "endpoint_id": "whe_0mwvm6w715Up1NimNL49uBANV",
+     *           "event_id": "c1d2e3f4-a5b6-5c7d-8e9f-0a1b2c3d4e5f",
+     *           "event_type": "run.completed",
+     *           "status": "delivered",
+     *           "attempts": 1,
+     *           "last_status_code": 200,
+     *           "last_error": null,
+     *           "next_attempt_at": null,
+     *           "created_at": "2026-01-31T09:30:05.000Z",
+     *           "delivered_at": "2026-01-31T09:30:05.300Z"
+     *         }
+     *       ],
+     *       "next_cursor": null,
+     *       "has_more": false
+     *     }
+     */
     WebhookDeliveryList: {
       /** @description Newest first. */
       deliveries: components['schemas']['WebhookDelivery'][];
+      /** @description The cursor of the next page; null after the last. */
       next_cursor: string | null;
       has_more: boolean;
     };
+    /**
+     * @example {
+     *       "id": "whd_0mwvm6w7aAb3Cd5Ef7Gh9Ij1K",
+     *       "endpoint_id": "whe_0mwvm6w715Up1NimNL49uBANV",
+     *       "event_id": "c1d2e3f4-a5b6-5c7d-8e9f-0a1b2c3d4e5f",
+     *       "event_type": "run.completed",
+     *       "status": "delivered",
+     *       "attempts": 1,
+     *       "last_status_code": 200,
+     *       "last_error": null,
+     *       "next_attempt_at": null,
+     *       "created_at": "2026-01-31T09:30:05.000Z",
+     *       "delivered_at": "2026-01-31T09:30:05.300Z"
+     *     }
+     */
     WebhookDelivery: {
       /** @description `whd_…`: one per (endpoint, event). */
       id: string;
@@ -2462,25 +3648,39 @@ export interface components {
       last_status_code: number | null;
       /** @description Why the last attempt did not deliver, or why the delivery ended without one; null once delivered. */
       last_error: string | null;
-      /**
-       * Format: date-time
-       * @description When the next attempt is due while `pending`; null otherwise.
-       */
+      /** @description When the next attempt is due while `pending`; null otherwise. */
       next_attempt_at: string | null;
       /** Format: date-time */
       created_at: string;
-      /** Format: date-time */
       delivered_at: string | null;
     };
+    /**
+     * @example {
+     *       "name": "Triage support tickets",
+     *       "description": "Classifies a ticket and pages on-call for urgent ones."
+     *     }
+     */
+    CreateWorkflowRequest: {
+      /** @description Leading and trailing spaces are removed. */
+      name: string;
+      description?: string | null;
+    };
+    /**
+     * @example {
+     *       "id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+     *       "name": "Triage support tickets",
+     *       "description": "Classifies a ticket and pages on-call for urgent ones.",
+     *       "latest_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *       "created_at": "2026-01-30T16:12:00.000Z",
+     *       "updated_at": "2026-01-31T09:00:00.000Z"
+     *     }
+     */
     Workflow: {
       /** Format: uuid */
       id: string;
       name: string;
       description: string | null;
-      /**
-       * Format: uuid
-       * @description Null until the first version is created.
-       */
+      /** @description Null until the first version is created. */
       latest_version_id: string | null;
       /** Format: date-time */
       created_at: string;
@@ -2490,18 +3690,362 @@ export interface components {
        */
       updated_at: string;
     };
-    CreateWorkflowRequest: {
-      /** @description Leading and trailing spaces are removed. */
-      name: string;
-      description?: string | null;
-    };
+    /**
+     * @description Pagination: a v1 cursor page, `{workflows, next_cursor, has_more, limit}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
+     * @example {
+     *       "workflows": [
+     *         {
+     *           "id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+     *           "name": "Triage support tickets",
+     *           "description": "Classifies a ticket and pages on-call for urgent ones.",
+     *           "latest_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *           "created_at": "2026-01-30T16:12:00.000Z",
+     *           "updated_at": "2026-01-31T09:00:00.000Z"
+     *         }
+     *       ],
+     *       "next_cursor": null,
+     *       "has_more": false,
+     *       "limit": 20
+     *     }
+     */
     WorkflowList: {
       /** @description Newest first. */
       workflows: components['schemas']['Workflow'][];
+      /** @description The cursor of the next page; null after the last. */
       next_cursor: string | null;
       has_more: boolean;
+      /** @description The page size used. */
       limit: number;
     };
+    /**
+     * @example {
+     *       "definition": {
+     *         "nodes": [
+     *           {
+     *             "name": "classify",
+     *             "type": "agent",
+     *             "config": {
+     *               "model": "local/echo",
+     *               "system_prompt": "Answer \"urgent\" or \"normal\"."
+     *             }
+     *           },
+     *           {
+     *             "name": "is urgent",
+     *             "type": "condition"
+     *           },
+     *           {
+     *             "name": "approve",
+     *             "type": "approval",
+     *             "config": {
+     *               "prompt": "Page the on-call engineer?"
+     *             }
+     *           },
+     *           {
+     *             "name": "page",
+     *             "type": "http",
+     *             "config": {
+     *               "method": "POST",
+     *               "url": "https://hooks.example.com/page",
+     *               "body": {
+     *                 "text": "{{ $.query }}"
+     *               }
+     *             },
+     *             "retry": {
+     *               "max_attempts": 3
+     *             }
+     *           },
+     *           {
+     *             "name": "summary",
+     *             "type": "transform",
+     *             "config": {
+     *               "expression": "{\"handled\": true}"
+     *             }
+     *           }
+     *         ],
+     *         "edges": [
+     *           {
+     *             "from": "classify",
+     *             "to": "is urgent"
+     *           },
+     *           {
+     *             "from": "is urgent",
+     *             "to": "approve",
+     *             "when": "$contains($string($), \"urgent\")"
+     *           },
+     *           {
+     *             "from": "is urgent",
+     *             "to": "summary",
+     *             "when": "$not($contains($string($), \"urgent\"))"
+     *           },
+     *           {
+     *             "from": "approve",
+     *             "to": "page"
+     *           }
+     *         ]
+     *       }
+     *     }
+     */
+    CreateWorkflowVersionRequest: {
+      definition: components['schemas']['WorkflowDefinition'];
+    };
+    /** @description A directed acyclic graph. Entry nodes are the nodes with no incoming edge. */
+    WorkflowDefinition: {
+      nodes: components['schemas']['WorkflowNode'][];
+      /** @default [] */
+      edges?: components['schemas']['WorkflowEdge'][];
+    };
+    /** @description A node of the graph, by `type`: agent, http, transform, condition, approval, workflow. `config`: Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`). */
+    WorkflowNode:
+      | components['schemas']['AgentNode']
+      | components['schemas']['HttpNode']
+      | components['schemas']['TransformNode']
+      | components['schemas']['ConditionNode']
+      | components['schemas']['ApprovalNode']
+      | components['schemas']['SubworkflowNode'];
+    AgentNode: {
+      /**
+       * Format: uuid
+       * @description A UUID chosen by the client, or assigned by the service. Ids are compared case-insensitively and stored lower-case.
+       */
+      id?: string;
+      /** @description Unique in the definition; an edge may name the node by it. */
+      name: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'agent';
+      config: components['schemas']['AgentConfigInput'];
+      retry?: components['schemas']['RetryPolicyInput'];
+      timeout_ms?: number;
+    };
+    AgentConfig: {
+      /** @description `<provider>/<model>`, e.g. `local/echo`. */
+      model: string;
+      /** @default  */
+      system_prompt: string;
+      tools?: {
+        name: string;
+        require_approval?: boolean;
+      }[];
+    };
+    AgentConfigInput: {
+      /** @description `<provider>/<model>`, e.g. `local/echo`. */
+      model: string;
+      /** @default  */
+      system_prompt?: string;
+      tools?: {
+        name: string;
+        require_approval?: boolean;
+      }[];
+    };
+    RetryPolicy: {
+      max_attempts: number;
+      /** @default 1000 */
+      backoff_ms: number;
+      /** @default 2 */
+      backoff_multiplier: number;
+      /** @default 60000 */
+      max_backoff_ms: number;
+      /** @default true */
+      jitter: boolean;
+      retry_on?: string[];
+    };
+    RetryPolicyInput: {
+      max_attempts: number;
+      /** @default 1000 */
+      backoff_ms?: number;
+      /** @default 2 */
+      backoff_multiplier?: number;
+      /** @default 60000 */
+      max_backoff_ms?: number;
+      /** @default true */
+      jitter?: boolean;
+      retry_on?: string[];
+    };
+    HttpNode: {
+      /**
+       * Format: uuid
+       * @description A UUID chosen by the client, or assigned by the service. Ids are compared case-insensitively and stored lower-case.
+       */
+      id?: string;
+      /** @description Unique in the definition; an edge may name the node by it. */
+      name: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'http';
+      config: components['schemas']['HttpConfig'];
+      retry?: components['schemas']['RetryPolicyInput'];
+      timeout_ms?: number;
+    };
+    HttpConfig: {
+      /** @enum {string} */
+      method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+      /** @description An `https:` URL; `{{ }}` templates (JSONata over the input) may fill it, the header values and the body’s strings. */
+      url: string;
+      headers?: {
+        [key: string]: string;
+      };
+      body?: unknown;
+      timeout_ms?: number;
+    };
+    TransformNode: {
+      /**
+       * Format: uuid
+       * @description A UUID chosen by the client, or assigned by the service. Ids are compared case-insensitively and stored lower-case.
+       */
+      id?: string;
+      /** @description Unique in the definition; an edge may name the node by it. */
+      name: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'transform';
+      config: components['schemas']['TransformConfig'];
+      retry?: components['schemas']['RetryPolicyInput'];
+      timeout_ms?: number;
+    };
+    TransformConfig: {
+      /** @description JSONata over the node’s input; its result is the node’s `output_data`. */
+      expression: string;
+    };
+    ConditionNode: {
+      /**
+       * Format: uuid
+       * @description A UUID chosen by the client, or assigned by the service. Ids are compared case-insensitively and stored lower-case.
+       */
+      id?: string;
+      /** @description Unique in the definition; an edge may name the node by it. */
+      name: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'condition';
+      config?: components['schemas']['ConditionConfig'];
+      retry?: components['schemas']['RetryPolicyInput'];
+      timeout_ms?: number;
+    };
+    /** @description Nothing: the `when` of its outgoing edges, JSONata predicates over its input, choose the branches. */
+    ConditionConfig: Record<string, never>;
+    ApprovalNode: {
+      /**
+       * Format: uuid
+       * @description A UUID chosen by the client, or assigned by the service. Ids are compared case-insensitively and stored lower-case.
+       */
+      id?: string;
+      /** @description Unique in the definition; an edge may name the node by it. */
+      name: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'approval';
+      config?: components['schemas']['ApprovalConfig'];
+      retry?: components['schemas']['RetryPolicyInput'];
+      timeout_ms?: number;
+    };
+    ApprovalConfig: {
+      /** @description What the person is asked. */
+      prompt?: string;
+    };
+    SubworkflowNode: {
+      /**
+       * Format: uuid
+       * @description A UUID chosen by the client, or assigned by the service. Ids are compared case-insensitively and stored lower-case.
+       */
+      id?: string;
+      /** @description Unique in the definition; an edge may name the node by it. */
+      name: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'workflow';
+      config: components['schemas']['SubworkflowConfig'];
+      retry?: components['schemas']['RetryPolicyInput'];
+      timeout_ms?: number;
+    };
+    SubworkflowConfig: {
+      /**
+       * Format: uuid
+       * @description A version of the account’s: it runs as a child request.
+       */
+      workflow_version_id: string;
+      /** @description Where the child starts; its version’s entry nodes by default. */
+      entry_node_ids?: string[];
+    };
+    WorkflowEdge: {
+      /** @description The source node: its id, or its name (names are unique in a definition). Stored as the id. */
+      from: string;
+      /** @description The target node: its id, or its name. Stored as the id. */
+      to: string;
+      /** @description JSONata predicate over the source node input (condition nodes). */
+      when?: string;
+    };
+    /**
+     * @example {
+     *       "id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *       "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+     *       "version": 2,
+     *       "definition": {
+     *         "nodes": [
+     *           {
+     *             "id": "5b0c8e2a-7d41-4f3b-9a6e-000000000001",
+     *             "name": "classify",
+     *             "type": "agent",
+     *             "config": {
+     *               "model": "local/echo",
+     *               "system_prompt": "Answer \"urgent\" or \"normal\"."
+     *             }
+     *           },
+     *           {
+     *             "id": "5b0c8e2a-7d41-4f3b-9a6e-000000000002",
+     *             "name": "is urgent",
+     *             "type": "condition",
+     *             "config": {}
+     *           },
+     *           {
+     *             "id": "5b0c8e2a-7d41-4f3b-9a6e-000000000003",
+     *             "name": "page",
+     *             "type": "http",
+     *             "config": {
+     *               "method": "POST",
+     *               "url": "https://hooks.example.com/page",
+     *               "body": {
+     *                 "text": "{{ $.query }}"
+     *               }
+     *             },
+     *             "retry": {
+     *               "max_attempts": 3,
+     *               "backoff_ms": 1000,
+     *               "backoff_multiplier": 2,
+     *               "max_backoff_ms": 60000,
+     *               "jitter": true
+     *             }
+     *           }
+     *         ],
+     *         "edges": [
+     *           {
+     *             "from": "5b0c8e2a-7d41-4f3b-9a6e-000000000001",
+     *             "to": "5b0c8e2a-7d41-4f3b-9a6e-000000000002"
+     *           },
+     *           {
+     *             "from": "5b0c8e2a-7d41-4f3b-9a6e-000000000002",
+     *             "to": "5b0c8e2a-7d41-4f3b-9a6e-000000000003",
+     *             "when": "$contains($string($), \"urgent\")"
+     *           }
+     *         ]
+     *       },
+     *       "entry_node_ids": [
+     *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *       ],
+     *       "created_at": "2026-01-31T09:00:00.000Z"
+     *     }
+     */
     WorkflowVersion: {
       /** Format: uuid */
       id: string;
@@ -2518,30 +4062,97 @@ export interface components {
       /** Format: date-time */
       created_at: string;
     };
-    WorkflowVersionNode: {
+    /** @description A node as the version stores it, by `type`: its config with its defaults applied. */
+    WorkflowVersionNode:
+      | components['schemas']['StoredAgentNode']
+      | components['schemas']['StoredHttpNode']
+      | components['schemas']['StoredTransformNode']
+      | components['schemas']['StoredConditionNode']
+      | components['schemas']['StoredApprovalNode']
+      | components['schemas']['StoredSubworkflowNode'];
+    StoredAgentNode: {
       /** Format: uuid */
       id: string;
+      /** @description Unique in the definition; an edge may name the node by it. */
       name: string;
-      /** @enum {string} */
-      type: 'agent' | 'http' | 'transform' | 'condition' | 'approval' | 'workflow';
-      /** @description The node type's config with defaults applied. */
-      config: {
-        [key: string]: unknown;
-      };
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'agent';
+      config: components['schemas']['AgentConfig'];
       retry?: components['schemas']['RetryPolicy'];
       timeout_ms?: number;
     };
-    RetryPolicy: {
-      max_attempts: number;
-      /** @default 1000 */
-      backoff_ms?: number;
-      /** @default 2 */
-      backoff_multiplier?: number;
-      /** @default 60000 */
-      max_backoff_ms?: number;
-      /** @default true */
-      jitter?: boolean;
-      retry_on?: string[];
+    StoredHttpNode: {
+      /** Format: uuid */
+      id: string;
+      /** @description Unique in the definition; an edge may name the node by it. */
+      name: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'http';
+      config: components['schemas']['HttpConfig'];
+      retry?: components['schemas']['RetryPolicy'];
+      timeout_ms?: number;
+    };
+    StoredTransformNode: {
+      /** Format: uuid */
+      id: string;
+      /** @description Unique in the definition; an edge may name the node by it. */
+      name: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'transform';
+      config: components['schemas']['TransformConfig'];
+      retry?: components['schemas']['RetryPolicy'];
+      timeout_ms?: number;
+    };
+    StoredConditionNode: {
+      /** Format: uuid */
+      id: string;
+      /** @description Unique in the definition; an edge may name the node by it. */
+      name: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'condition';
+      config: components['schemas']['ConditionConfig'];
+      retry?: components['schemas']['RetryPolicy'];
+      timeout_ms?: number;
+    };
+    StoredApprovalNode: {
+      /** Format: uuid */
+      id: string;
+      /** @description Unique in the definition; an edge may name the node by it. */
+      name: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'approval';
+      config: components['schemas']['ApprovalConfig'];
+      retry?: components['schemas']['RetryPolicy'];
+      timeout_ms?: number;
+    };
+    StoredSubworkflowNode: {
+      /** Format: uuid */
+      id: string;
+      /** @description Unique in the definition; an edge may name the node by it. */
+      name: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'workflow';
+      config: components['schemas']['SubworkflowConfig'];
+      retry?: components['schemas']['RetryPolicy'];
+      timeout_ms?: number;
     };
     /** @description Edges are stored by node id, whichever way the request named the nodes. */
     WorkflowVersionEdge: {
@@ -2551,41 +4162,17 @@ export interface components {
       to: string;
       when?: string;
     };
-    CreateWorkflowVersionRequest: {
-      definition: components['schemas']['WorkflowDefinition'];
-    };
-    WorkflowDefinition: {
-      nodes: components['schemas']['WorkflowNode'][];
-      /** @default [] */
-      edges?: components['schemas']['WorkflowEdge'][];
-    };
-    WorkflowNode: {
-      /**
-       * Format: uuid
-       * @description A UUID chosen by the client, or assigned by the service. Ids are compared case-insensitively and stored lower-case.
-       */
-      id?: string;
-      name: string;
-      /** @description One of agent, http, transform, condition, approval, workflow. */
-      type: string;
-      /**
-       * @description What the node type takes (decisions.md, Workflow definitions). Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`).
-       * @default {}
-       */
-      config?: {
-        [key: string]: unknown;
-      };
-      retry?: components['schemas']['RetryPolicy'];
-      timeout_ms?: number;
-    };
-    WorkflowEdge: {
-      /** @description The source node: its id, or its name (names are unique in a definition). Stored as the id. */
-      from: string;
-      /** @description The target node: its id, or its name. Stored as the id. */
-      to: string;
-      /** @description JSONata predicate over the source node input (condition nodes). */
-      when?: string;
-    };
+    /**
+     * @example {
+     *       "entry_nodes": [
+     *         {
+     *           "id": "5b0c8e2a-7d41-4f3b-9a6e-000000000001",
+     *           "name": "classify",
+     *           "type": "agent"
+     *         }
+     *       ]
+     *     }
+     */
     WorkflowEntryNodes: {
       entry_nodes: {
         /** Format: uuid */
@@ -2595,6 +4182,26 @@ export interface components {
         type: 'agent' | 'http' | 'transform' | 'condition' | 'approval' | 'workflow';
       }[];
     };
+    /**
+     * @example {
+     *       "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+     *       "title": "Ticket SUP-1042"
+     *     }
+     */
+    CreateChatRequest: {
+      /** @description A workflow of the caller's account; anything else is 422 validation_failed naming `/workflow_id`. */
+      workflow_id?: string | null;
+      title?: string | null;
+    };
+    /**
+     * @example {
+     *       "id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+     *       "title": "Ticket SUP-1042",
+     *       "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+     *       "machine_id": null,
+     *       "created_at": "2026-01-31T09:29:00.000Z"
+     *     }
+     */
     Chat: {
       /**
        * Format: uuid
@@ -2602,17 +4209,329 @@ export interface components {
        */
       id: string;
       title: string | null;
-      /** Format: uuid */
       workflow_id: string | null;
       /** @description The machine of the chat’s first run; null until then. */
       machine_id: string | null;
       /** Format: date-time */
       created_at: string;
     };
-    CreateChatRequest: {
-      /** @description A workflow of the caller's account; anything else is 422 validation_failed naming `/workflow_id`. */
-      workflow_id?: string | null;
-      title?: string | null;
+    /**
+     * @example {
+     *       "type": "workflow_request.completed",
+     *       "timestamp": "2026-01-31T09:30:02.000Z",
+     *       "data": {
+     *         "id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *         "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *         "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+     *         "entry_node_ids": [
+     *           "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *         ],
+     *         "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+     *         "billing_user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+     *         "parent_node_execution_id": null,
+     *         "parent_workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *         "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+     *         "status": "completed",
+     *         "payload": {
+     *           "query": "The checkout page is down for every customer."
+     *         },
+     *         "query": "The checkout page is down for every customer.",
+     *         "metadata": null,
+     *         "error": null,
+     *         "usage": {
+     *           "input_tokens": 9,
+     *           "output_tokens": 9,
+     *           "cost_micro_usd": 327
+     *         },
+     *         "started_at": "2026-01-31T09:40:00.100Z",
+     *         "completed_at": "2026-01-31T09:40:02.400Z",
+     *         "created_at": "2026-01-31T09:40:00.000Z"
+     *       }
+     *     }
+     */
+    WorkflowRequestCompletedWebhook: {
+      /** @constant */
+      type: 'workflow_request.completed';
+      /**
+       * Format: date-time
+       * @description When the event happened (the same on every attempt).
+       */
+      timestamp: string;
+      data: components['schemas']['WorkflowRequest'];
+    };
+    /**
+     * @example {
+     *       "type": "workflow_request.failed",
+     *       "timestamp": "2026-01-31T09:30:02.000Z",
+     *       "data": {
+     *         "id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *         "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *         "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+     *         "entry_node_ids": [
+     *           "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *         ],
+     *         "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+     *         "billing_user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+     *         "parent_node_execution_id": null,
+     *         "parent_workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *         "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+     *         "status": "failed",
+     *         "payload": {
+     *           "query": "The checkout page is down for every customer."
+     *         },
+     *         "query": "The checkout page is down for every customer.",
+     *         "metadata": null,
+     *         "error": null,
+     *         "usage": {
+     *           "input_tokens": 9,
+     *           "output_tokens": 9,
+     *           "cost_micro_usd": 327
+     *         },
+     *         "started_at": "2026-01-31T09:40:00.100Z",
+     *         "completed_at": "2026-01-31T09:40:02.400Z",
+     *         "created_at": "2026-01-31T09:40:00.000Z"
+     *       }
+     *     }
+     */
+    WorkflowRequestFailedWebhook: {
+      /** @constant */
+      type: 'workflow_request.failed';
+      /**
+       * Format: date-time
+       * @description When the event happened (the same on every attempt).
+       */
+      timestamp: string;
+      data: components['schemas']['WorkflowRequest'];
+    };
+    /**
+     * @example {
+     *       "type": "workflow_request.stopped",
+     *       "timestamp": "2026-01-31T09:30:02.000Z",
+     *       "data": {
+     *         "id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *         "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *         "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+     *         "entry_node_ids": [
+     *           "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *         ],
+     *         "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+     *         "billing_user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+     *         "parent_node_execution_id": null,
+     *         "parent_workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+     *         "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+     *         "status": "stopped",
+     *         "payload": {
+     *           "query": "The checkout page is down for every customer."
+     *         },
+     *         "query": "The checkout page is down for every customer.",
+     *         "metadata": null,
+     *         "error": null,
+     *         "usage": {
+     *           "input_tokens": 9,
+     *           "output_tokens": 9,
+     *           "cost_micro_usd": 327
+     *         },
+     *         "started_at": "2026-01-31T09:40:00.100Z",
+     *         "completed_at": "2026-01-31T09:40:02.400Z",
+     *         "created_at": "2026-01-31T09:40:00.000Z"
+     *       }
+     *     }
+     */
+    WorkflowRequestStoppedWebhook: {
+      /** @constant */
+      type: 'workflow_request.stopped';
+      /**
+       * Format: date-time
+       * @description When the event happened (the same on every attempt).
+       */
+      timestamp: string;
+      data: components['schemas']['WorkflowRequest'];
+    };
+    /**
+     * @example {
+     *       "type": "run.completed",
+     *       "timestamp": "2026-01-31T09:30:02.000Z",
+     *       "data": {
+     *         "id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *         "status": "completed",
+     *         "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *         "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+     *         "chat_id": null,
+     *         "input": "Hello!",
+     *         "output": "Hello!",
+     *         "failure": null,
+     *         "usage": {
+     *           "input_tokens": 1,
+     *           "output_tokens": 1,
+     *           "cost_micro_usd": 12
+     *         },
+     *         "metadata": {
+     *           "ticket": "SUP-1042"
+     *         },
+     *         "created_at": "2026-01-31T09:30:00.000Z",
+     *         "started_at": "2026-01-31T09:30:01.000Z",
+     *         "completed_at": "2026-01-31T09:30:05.000Z"
+     *       }
+     *     }
+     */
+    RunCompletedWebhook: {
+      /** @constant */
+      type: 'run.completed';
+      /**
+       * Format: date-time
+       * @description When the event happened (the same on every attempt).
+       */
+      timestamp: string;
+      data: components['schemas']['Run'];
+    };
+    /**
+     * @example {
+     *       "type": "run.failed",
+     *       "timestamp": "2026-01-31T09:30:02.000Z",
+     *       "data": {
+     *         "id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *         "status": "failed",
+     *         "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *         "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+     *         "chat_id": null,
+     *         "input": "Hello!",
+     *         "output": "Hello!",
+     *         "failure": null,
+     *         "usage": {
+     *           "input_tokens": 1,
+     *           "output_tokens": 1,
+     *           "cost_micro_usd": 12
+     *         },
+     *         "metadata": {
+     *           "ticket": "SUP-1042"
+     *         },
+     *         "created_at": "2026-01-31T09:30:00.000Z",
+     *         "started_at": "2026-01-31T09:30:01.000Z",
+     *         "completed_at": "2026-01-31T09:30:05.000Z"
+     *       }
+     *     }
+     */
+    RunFailedWebhook: {
+      /** @constant */
+      type: 'run.failed';
+      /**
+       * Format: date-time
+       * @description When the event happened (the same on every attempt).
+       */
+      timestamp: string;
+      data: components['schemas']['Run'];
+    };
+    /**
+     * @example {
+     *       "type": "run.cancelled",
+     *       "timestamp": "2026-01-31T09:30:02.000Z",
+     *       "data": {
+     *         "id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *         "status": "cancelled",
+     *         "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *         "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+     *         "chat_id": null,
+     *         "input": "Hello!",
+     *         "output": "Hello!",
+     *         "failure": null,
+     *         "usage": {
+     *           "input_tokens": 1,
+     *           "output_tokens": 1,
+     *           "cost_micro_usd": 12
+     *         },
+     *         "metadata": {
+     *           "ticket": "SUP-1042"
+     *         },
+     *         "created_at": "2026-01-31T09:30:00.000Z",
+     *         "started_at": "2026-01-31T09:30:01.000Z",
+     *         "completed_at": "2026-01-31T09:30:05.000Z"
+     *       }
+     *     }
+     */
+    RunCancelledWebhook: {
+      /** @constant */
+      type: 'run.cancelled';
+      /**
+       * Format: date-time
+       * @description When the event happened (the same on every attempt).
+       */
+      timestamp: string;
+      data: components['schemas']['Run'];
+    };
+    /**
+     * @example {
+     *       "type": "interaction.created",
+     *       "timestamp": "2026-01-31T09:30:02.000Z",
+     *       "data": {
+     *         "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+     *         "type": "approval",
+     *         "status": "pending",
+     *         "prompt": "The run asks to call the tool tickets__close with the arguments {\"id\":\"SUP-1042\"}. Allow it?",
+     *         "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *         "workflow_request_id": null,
+     *         "node_execution_id": null,
+     *         "response": null,
+     *         "created_at": "2026-01-31T09:30:03.000Z",
+     *         "resolved_at": null,
+     *         "expires_at": "2026-02-01T09:30:03.000Z"
+     *       }
+     *     }
+     */
+    InteractionCreatedWebhook: {
+      /** @constant */
+      type: 'interaction.created';
+      /**
+       * Format: date-time
+       * @description When the event happened (the same on every attempt).
+       */
+      timestamp: string;
+      data: components['schemas']['Interaction'];
+    };
+    /**
+     * @example {
+     *       "type": "evaluation.completed",
+     *       "timestamp": "2026-01-31T09:30:02.000Z",
+     *       "data": {
+     *         "id": "eval_0mwvm5a11Lp4QzR8sT2vW6xYk",
+     *         "name": "Greeting regression",
+     *         "status": "completed",
+     *         "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *         "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+     *         "run": true,
+     *         "case_count": 1,
+     *         "attempts_per_case": 2,
+     *         "attempt_count": 2,
+     *         "recorded_attempts": 2,
+     *         "ended_attempts": 2,
+     *         "results": {
+     *           "per_case": [
+     *             {
+     *               "case_id": "hello",
+     *               "attempts": 2,
+     *               "passed": 1,
+     *               "pass_rate": 0.5,
+     *               "run_statuses": {
+     *                 "completed": 2
+     *               }
+     *             }
+     *           ],
+     *           "pass_rate": 0.5
+     *         },
+     *         "failure": null,
+     *         "created_at": "2026-01-31T09:00:00.000Z",
+     *         "completed_at": "2026-01-31T09:02:10.000Z"
+     *       }
+     *     }
+     */
+    EvaluationCompletedWebhook: {
+      /** @constant */
+      type: 'evaluation.completed';
+      /**
+       * Format: date-time
+       * @description When the event happened (the same on every attempt).
+       */
+      timestamp: string;
+      data: components['schemas']['EvaluationSummary'];
     };
   };
   responses: never;
@@ -2638,8 +4557,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ok"
+           *     }
+           */
           'application/json': {
-            /** @enum {string} */
+            /** @constant */
             status: 'ok';
           };
         };
@@ -2650,6 +4574,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2661,6 +4595,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unavailable",
+           *       "title": "Service Unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is not reachable yet.",
+           *       "code": "unavailable",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2681,6 +4625,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "openapi": "3.1.0",
+           *       "info": {
+           *         "title": "Workflow and Agent Execution Service",
+           *         "version": "1.0.0"
+           *       },
+           *       "servers": [
+           *         {
+           *           "url": "https://api.example.com"
+           *         }
+           *       ],
+           *       "paths": {}
+           *     }
+           */
           'application/json': {
             [key: string]: unknown;
           };
@@ -2692,6 +4651,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2704,8 +4673,14 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "ada@example.com",
+         *       "password": "correct horse battery staple"
+         *     }
+         */
         'application/json': components['schemas']['LoginRequest'];
       };
     };
@@ -2718,6 +4693,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "account_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+           *       "expires_at": "2026-01-31T21:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['LoginResponse'];
         };
       };
@@ -2727,6 +4708,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "Body is not JSON, not an object, or has unknown fields.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2738,6 +4729,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Wrong email or password.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2747,6 +4748,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "A field is missing or malformed.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/email",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2756,6 +4775,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2785,6 +4814,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2808,6 +4847,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "tokens": [
+           *         {
+           *           "id": "tok_0mwvm4k9aZ3xQ7rT2uV8wY1bC",
+           *           "name": "CI deploys",
+           *           "expires_at": "2026-01-31T10:30:00.000Z",
+           *           "created_at": "2026-01-31T09:30:00.000Z",
+           *           "scope": "api",
+           *           "status": "active"
+           *         }
+           *       ],
+           *       "next_cursor": null,
+           *       "has_more": false
+           *     }
+           */
           'application/json': components['schemas']['ApiTokenList'];
         };
       };
@@ -2817,6 +4872,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "A query parameter is out of range or the cursor is invalid."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -2828,6 +4888,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "Missing, malformed, expired or revoked token."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -2837,6 +4902,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "The account is suspended."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -2848,6 +4918,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "Past the account's request rate."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -2857,6 +4932,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "The service failed."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -2869,8 +4949,14 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "CI deploys",
+         *       "duration_minutes": 60
+         *     }
+         */
         'application/json': components['schemas']['CreateApiTokenRequest'];
       };
     };
@@ -2881,6 +4967,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "tok_0mwvm4k9aZ3xQ7rT2uV8wY1bC",
+           *       "token": "wfs_4Dq1b2xLTvKpN3cG5hR7JwAbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfG",
+           *       "name": "CI deploys",
+           *       "expires_at": "2026-01-31T10:30:00.000Z",
+           *       "expires_in": 3600,
+           *       "scope": "api",
+           *       "endpoint": "https://api.example.com/v1/chat/completions",
+           *       "rate_limit": "10 requests per second",
+           *       "max_concurrent_requests": 10,
+           *       "usage_note": "Send this token as \"Authorization: Bearer <token>\" on /v1 and /v2 calls. It is shown only once; the service keeps only its hash.",
+           *       "created_at": "2026-01-31T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['CreatedApiToken'];
         };
       };
@@ -2890,6 +4991,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "Body is not JSON, not an object, or has unknown fields."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -2901,6 +5007,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "No session cookie, or an unknown or ended session."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -2910,6 +5021,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "Free plan, balance below 2.00 USD, or a suspended account."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -2919,6 +5035,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "A field is malformed."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -2930,6 +5051,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "Past the account's request rate."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -2939,6 +5065,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "The service failed."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -2951,8 +5082,13 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "token_id": "tok_0mwvm4k9aZ3xQ7rT2uV8wY1bC"
+         *     }
+         */
         'application/json': components['schemas']['RevokeApiTokenRequest'];
       };
     };
@@ -2963,6 +5099,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "Token revoked."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -2972,6 +5113,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "Body is not JSON, not an object, or has unknown fields."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -2983,6 +5129,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "Missing, malformed, expired or revoked token."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -2992,6 +5143,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "The account is suspended."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -3001,6 +5157,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "No token with that id in this account."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -3010,6 +5171,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "token_id is missing or malformed."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -3021,6 +5187,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "Past the account's request rate."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -3030,6 +5201,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "The service failed."
+           *     }
+           */
           'application/json': components['schemas']['Message'];
         };
       };
@@ -3068,6 +5244,36 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "transactions": [
+           *         {
+           *           "id": "4b7d9f1e-2a3c-4e5f-8a9b-0c1d2e3f4a5b",
+           *           "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+           *           "amount": 1250000,
+           *           "currency": "USD",
+           *           "type": "debit",
+           *           "status": "completed",
+           *           "description": "Extra usage of run run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *           "metadata": {
+           *             "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA"
+           *           },
+           *           "processor_payment_intent_id": null,
+           *           "processor_charge_id": null,
+           *           "created_at": "2026-01-31T09:30:06.000Z",
+           *           "updated_at": "2026-01-31T09:30:06.000Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "page": 1,
+           *         "limit": 20,
+           *         "total_count": 1,
+           *         "total_pages": 1,
+           *         "has_next": false,
+           *         "has_prev": false
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['BillingTransactionList'];
         };
       };
@@ -3077,6 +5283,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_parameter",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "A bad parameter.",
+           *       "code": "invalid_parameter",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3088,6 +5312,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3097,6 +5331,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3108,6 +5352,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3117,6 +5371,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3140,6 +5404,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "date": "2026-01-30",
+           *           "total_cost": 0,
+           *           "request_count": 0,
+           *           "node_count": 0,
+           *           "run_count": 0
+           *         },
+           *         {
+           *           "date": "2026-01-31",
+           *           "total_cost": 0.42,
+           *           "request_count": 12,
+           *           "node_count": 57,
+           *           "run_count": 3
+           *         }
+           *       ],
+           *       "days": 2
+           *     }
+           */
           'application/json': components['schemas']['DailyActivity'];
         };
       };
@@ -3149,6 +5434,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_parameter",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "days is not an integer from 1 to 366.",
+           *       "code": "invalid_parameter",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3160,6 +5463,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3169,6 +5482,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3180,6 +5503,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3189,6 +5522,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3214,6 +5557,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "eval_0mwvm5a11Lp4QzR8sT2vW6xYk",
+           *           "name": "Greeting regression",
+           *           "status": "completed",
+           *           "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+           *           "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+           *           "run": true,
+           *           "case_count": 1,
+           *           "attempts_per_case": 2,
+           *           "attempt_count": 2,
+           *           "recorded_attempts": 2,
+           *           "ended_attempts": 2,
+           *           "results": {
+           *             "per_case": [
+           *               {
+           *                 "case_id": "hello",
+           *                 "attempts": 2,
+           *                 "passed": 1,
+           *                 "pass_rate": 0.5,
+           *                 "run_statuses": {
+           *                   "completed": 2
+           *                 }
+           *               }
+           *             ],
+           *             "pass_rate": 0.5
+           *           },
+           *           "failure": null,
+           *           "created_at": "2026-01-31T09:00:00.000Z",
+           *           "completed_at": "2026-01-31T09:02:10.000Z"
+           *         }
+           *       ],
+           *       "page": {
+           *         "has_more": false,
+           *         "next_cursor": null
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['EvaluationList'];
         };
       };
@@ -3223,6 +5606,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_parameter",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "A bad parameter or cursor.",
+           *       "code": "invalid_parameter",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3234,6 +5635,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3243,6 +5654,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3254,6 +5675,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3263,6 +5694,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3277,8 +5718,27 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Greeting regression",
+         *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+         *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+         *       "cases": [
+         *         {
+         *           "id": "hello",
+         *           "input": "Hello!",
+         *           "expected": {
+         *             "type": "exact",
+         *             "value": "Hello!"
+         *           }
+         *         }
+         *       ],
+         *       "attempts_per_case": 2,
+         *       "run": true
+         *     }
+         */
         'application/json': components['schemas']['CreateEvaluationRequest'];
       };
     };
@@ -3291,6 +5751,70 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "eval_0mwvm5a11Lp4QzR8sT2vW6xYk",
+           *       "name": "Greeting regression",
+           *       "status": "completed",
+           *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+           *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+           *       "run": true,
+           *       "case_count": 1,
+           *       "attempts_per_case": 2,
+           *       "attempt_count": 2,
+           *       "recorded_attempts": 2,
+           *       "ended_attempts": 2,
+           *       "results": {
+           *         "per_case": [
+           *           {
+           *             "case_id": "hello",
+           *             "attempts": 2,
+           *             "passed": 1,
+           *             "pass_rate": 0.5,
+           *             "run_statuses": {
+           *               "completed": 2
+           *             }
+           *           }
+           *         ],
+           *         "pass_rate": 0.5
+           *       },
+           *       "failure": null,
+           *       "created_at": "2026-01-31T09:00:00.000Z",
+           *       "completed_at": "2026-01-31T09:02:10.000Z",
+           *       "cases": [
+           *         {
+           *           "id": "hello",
+           *           "input": "Hello!",
+           *           "expected": {
+           *             "type": "exact",
+           *             "value": "Hello!"
+           *           },
+           *           "attempts": [
+           *             {
+           *               "case_id": "hello",
+           *               "attempt_index": 0,
+           *               "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *               "recorded_at": "2026-01-31T09:00:01.000Z",
+           *               "run_status": "completed",
+           *               "passed": true,
+           *               "check_error": null,
+           *               "ended_at": "2026-01-31T09:00:05.000Z"
+           *             },
+           *             {
+           *               "case_id": "hello",
+           *               "attempt_index": 1,
+           *               "run_id": "run_0mwvm6w72Bn5KcM1dF9gH3jLq",
+           *               "recorded_at": "2026-01-31T09:00:01.000Z",
+           *               "run_status": "completed",
+           *               "passed": false,
+           *               "check_error": null,
+           *               "ended_at": "2026-01-31T09:02:09.000Z"
+           *             }
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Evaluation'];
         };
       };
@@ -3300,6 +5824,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "A bad body, or a missing or malformed Idempotency-Key.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3311,15 +5845,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description With `run: true`: a usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD (`insufficient_balance`). */
+      /** @description A usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD (`insufficient_balance`; only with `run: true`). */
       403: {
         headers: {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/insufficient_balance",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "A usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD.",
+           *       "code": "insufficient_balance",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3331,6 +5885,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/idempotency_key_conflict",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "An idempotency conflict.",
+           *       "code": "idempotency_key_conflict",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3340,10 +5904,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "A field is missing or invalid, or names no harness or machine of the account.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/name",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A plan usage window (5 hours or a week) is full and extra usage is off: `usage_window_exceeded`, the body the usage-window quota document (`error`, `retry_after_seconds`) as members of the problem document, `Retry-After` equal to `retry_after_seconds`. Or past the account’s request rate, or its workflow requests and runs in progress at its limit (`rate_limited`, nothing started); `Retry-After` says when to retry. */
+      /** @description A plan usage window (5 hours or a week) is full and extra usage is off (`usage_window_exceeded`): the body is the usage-window quota document, its `error` and `retry_after_seconds` members of the problem document, and `Retry-After` equals `retry_after_seconds`. Or past the account’s request rate, or its workflow requests and runs in progress at its limit (`rate_limited`, nothing started, no such members); `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying; sent with every 429, at least `1`. */
@@ -3351,7 +5933,41 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'] & components['schemas']['UsageWindowExceeded'];
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/usage_window_exceeded",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "A plan usage window is full and extra usage is off.",
+           *       "code": "usage_window_exceeded",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "windows": [
+           *         {
+           *           "kind": "5h",
+           *           "status": "limited",
+           *           "used_percent": 100,
+           *           "window_seconds": 18000,
+           *           "resets_at": "2026-01-31T12:00:00.000Z",
+           *           "resets_in_seconds": 5400
+           *         },
+           *         {
+           *           "kind": "week",
+           *           "status": "allowed",
+           *           "used_percent": 41.2,
+           *           "window_seconds": 604800
+           *         }
+           *       ],
+           *       "extra": {
+           *         "enabled": false,
+           *         "spent_micro_usd_this_cycle": 0,
+           *         "wallet_micro_usd": 5000000
+           *       },
+           *       "mode": "blocked",
+           *       "error": "usage_window_exceeded",
+           *       "retry_after_seconds": 5400
+           *     }
+           */
+          'application/problem+json': (components['schemas']['Problem'] & components['schemas']['UsageWindowExceeded']) | components['schemas']['Problem'];
         };
       };
       /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
@@ -3360,6 +5976,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3383,6 +6009,70 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "eval_0mwvm5a11Lp4QzR8sT2vW6xYk",
+           *       "name": "Greeting regression",
+           *       "status": "completed",
+           *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+           *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+           *       "run": true,
+           *       "case_count": 1,
+           *       "attempts_per_case": 2,
+           *       "attempt_count": 2,
+           *       "recorded_attempts": 2,
+           *       "ended_attempts": 2,
+           *       "results": {
+           *         "per_case": [
+           *           {
+           *             "case_id": "hello",
+           *             "attempts": 2,
+           *             "passed": 1,
+           *             "pass_rate": 0.5,
+           *             "run_statuses": {
+           *               "completed": 2
+           *             }
+           *           }
+           *         ],
+           *         "pass_rate": 0.5
+           *       },
+           *       "failure": null,
+           *       "created_at": "2026-01-31T09:00:00.000Z",
+           *       "completed_at": "2026-01-31T09:02:10.000Z",
+           *       "cases": [
+           *         {
+           *           "id": "hello",
+           *           "input": "Hello!",
+           *           "expected": {
+           *             "type": "exact",
+           *             "value": "Hello!"
+           *           },
+           *           "attempts": [
+           *             {
+           *               "case_id": "hello",
+           *               "attempt_index": 0,
+           *               "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *               "recorded_at": "2026-01-31T09:00:01.000Z",
+           *               "run_status": "completed",
+           *               "passed": true,
+           *               "check_error": null,
+           *               "ended_at": "2026-01-31T09:00:05.000Z"
+           *             },
+           *             {
+           *               "case_id": "hello",
+           *               "attempt_index": 1,
+           *               "run_id": "run_0mwvm6w72Bn5KcM1dF9gH3jLq",
+           *               "recorded_at": "2026-01-31T09:00:01.000Z",
+           *               "run_status": "completed",
+           *               "passed": false,
+           *               "check_error": null,
+           *               "ended_at": "2026-01-31T09:02:09.000Z"
+           *             }
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Evaluation'];
         };
       };
@@ -3394,6 +6084,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3403,6 +6103,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3412,6 +6122,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such evaluation, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3423,6 +6143,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3432,6 +6162,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3449,8 +6189,15 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "case_id": "hello",
+         *       "attempt_index": 0,
+         *       "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA"
+         *     }
+         */
         'application/json': components['schemas']['RecordAttemptRequest'];
       };
     };
@@ -3463,6 +6210,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "case_id": "hello",
+           *       "attempt_index": 0,
+           *       "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *       "recorded_at": "2026-01-31T09:00:01.000Z",
+           *       "run_status": "completed",
+           *       "passed": true,
+           *       "check_error": null,
+           *       "ended_at": "2026-01-31T09:00:05.000Z"
+           *     }
+           */
           'application/json': components['schemas']['EvaluationAttempt'];
         };
       };
@@ -3474,6 +6233,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "case_id": "hello",
+           *       "attempt_index": 0,
+           *       "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *       "recorded_at": "2026-01-31T09:00:01.000Z",
+           *       "run_status": "completed",
+           *       "passed": true,
+           *       "check_error": null,
+           *       "ended_at": "2026-01-31T09:00:05.000Z"
+           *     }
+           */
           'application/json': components['schemas']['EvaluationAttempt'];
         };
       };
@@ -3483,6 +6254,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "A bad body, or a missing or malformed Idempotency-Key.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3494,6 +6275,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3503,6 +6294,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3512,6 +6313,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such evaluation, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3523,6 +6334,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/attempt_conflict",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "Another run holds the slot.",
+           *       "code": "attempt_conflict",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3532,6 +6353,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "A field is missing or invalid.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/case_id",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3543,6 +6382,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3552,6 +6401,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3575,6 +6434,70 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "eval_0mwvm5a11Lp4QzR8sT2vW6xYk",
+           *       "name": "Greeting regression",
+           *       "status": "completed",
+           *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+           *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+           *       "run": true,
+           *       "case_count": 1,
+           *       "attempts_per_case": 2,
+           *       "attempt_count": 2,
+           *       "recorded_attempts": 2,
+           *       "ended_attempts": 2,
+           *       "results": {
+           *         "per_case": [
+           *           {
+           *             "case_id": "hello",
+           *             "attempts": 2,
+           *             "passed": 1,
+           *             "pass_rate": 0.5,
+           *             "run_statuses": {
+           *               "completed": 2
+           *             }
+           *           }
+           *         ],
+           *         "pass_rate": 0.5
+           *       },
+           *       "failure": null,
+           *       "created_at": "2026-01-31T09:00:00.000Z",
+           *       "completed_at": "2026-01-31T09:02:10.000Z",
+           *       "cases": [
+           *         {
+           *           "id": "hello",
+           *           "input": "Hello!",
+           *           "expected": {
+           *             "type": "exact",
+           *             "value": "Hello!"
+           *           },
+           *           "attempts": [
+           *             {
+           *               "case_id": "hello",
+           *               "attempt_index": 0,
+           *               "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *               "recorded_at": "2026-01-31T09:00:01.000Z",
+           *               "run_status": "completed",
+           *               "passed": true,
+           *               "check_error": null,
+           *               "ended_at": "2026-01-31T09:00:05.000Z"
+           *             },
+           *             {
+           *               "case_id": "hello",
+           *               "attempt_index": 1,
+           *               "run_id": "run_0mwvm6w72Bn5KcM1dF9gH3jLq",
+           *               "recorded_at": "2026-01-31T09:00:01.000Z",
+           *               "run_status": "completed",
+           *               "passed": false,
+           *               "check_error": null,
+           *               "ended_at": "2026-01-31T09:02:09.000Z"
+           *             }
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Evaluation'];
         };
       };
@@ -3586,6 +6509,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3595,6 +6528,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3604,6 +6547,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such evaluation, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3613,6 +6566,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/evaluation_incomplete",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "Attempts are missing.",
+           *       "code": "evaluation_incomplete",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3624,6 +6587,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3633,6 +6606,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3656,6 +6639,70 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "eval_0mwvm5a11Lp4QzR8sT2vW6xYk",
+           *       "name": "Greeting regression",
+           *       "status": "completed",
+           *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+           *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+           *       "run": true,
+           *       "case_count": 1,
+           *       "attempts_per_case": 2,
+           *       "attempt_count": 2,
+           *       "recorded_attempts": 2,
+           *       "ended_attempts": 2,
+           *       "results": {
+           *         "per_case": [
+           *           {
+           *             "case_id": "hello",
+           *             "attempts": 2,
+           *             "passed": 1,
+           *             "pass_rate": 0.5,
+           *             "run_statuses": {
+           *               "completed": 2
+           *             }
+           *           }
+           *         ],
+           *         "pass_rate": 0.5
+           *       },
+           *       "failure": null,
+           *       "created_at": "2026-01-31T09:00:00.000Z",
+           *       "completed_at": "2026-01-31T09:02:10.000Z",
+           *       "cases": [
+           *         {
+           *           "id": "hello",
+           *           "input": "Hello!",
+           *           "expected": {
+           *             "type": "exact",
+           *             "value": "Hello!"
+           *           },
+           *           "attempts": [
+           *             {
+           *               "case_id": "hello",
+           *               "attempt_index": 0,
+           *               "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *               "recorded_at": "2026-01-31T09:00:01.000Z",
+           *               "run_status": "completed",
+           *               "passed": true,
+           *               "check_error": null,
+           *               "ended_at": "2026-01-31T09:00:05.000Z"
+           *             },
+           *             {
+           *               "case_id": "hello",
+           *               "attempt_index": 1,
+           *               "run_id": "run_0mwvm6w72Bn5KcM1dF9gH3jLq",
+           *               "recorded_at": "2026-01-31T09:00:01.000Z",
+           *               "run_status": "completed",
+           *               "passed": false,
+           *               "check_error": null,
+           *               "ended_at": "2026-01-31T09:02:09.000Z"
+           *             }
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Evaluation'];
         };
       };
@@ -3667,6 +6714,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3676,6 +6733,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3685,6 +6752,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such evaluation, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3694,6 +6771,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/evaluation_completed",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "The evaluation is past the state the call needs.",
+           *       "code": "evaluation_completed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3705,6 +6792,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3714,6 +6811,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3728,8 +6835,21 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+         *       "entry_node_ids": [
+         *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+         *       ],
+         *       "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+         *       "query": "The checkout page is down for every customer.",
+         *       "metadata": {
+         *         "ticket": "SUP-1042"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['RunWorkflowRequest'];
       };
     };
@@ -3742,6 +6862,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+           *       "status": "pending"
+           *     }
+           */
           'application/json': components['schemas']['RunWorkflowResponse'];
         };
       };
@@ -3751,6 +6877,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "Not JSON, not an object, an unknown field, or a malformed Idempotency-Key.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3762,6 +6898,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3771,6 +6917,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/insufficient_balance",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "A usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD.",
+           *       "code": "insufficient_balance",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3782,6 +6938,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/idempotency_key_conflict",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "Idempotency-Key reused with another body, or still in flight.",
+           *       "code": "idempotency_key_conflict",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3791,10 +6957,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "A field is missing or malformed, or refers to something unusable.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/workflow_version_id",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A plan usage window (5 hours or a week) is full and extra usage is off: `usage_window_exceeded`, the body the usage-window quota document (`error`, `retry_after_seconds`) as members of the problem document, `Retry-After` equal to `retry_after_seconds`. Or past the account’s request rate, or its workflow requests and runs in progress at its limit (`rate_limited`, nothing started); `Retry-After` says when to retry. */
+      /** @description A plan usage window (5 hours or a week) is full and extra usage is off (`usage_window_exceeded`): the body is the usage-window quota document, its `error` and `retry_after_seconds` members of the problem document, and `Retry-After` equals `retry_after_seconds`. Or past the account’s request rate, or its workflow requests and runs in progress at its limit (`rate_limited`, nothing started, no such members); `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying; sent with every 429, at least `1`. */
@@ -3802,7 +6986,41 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'] & components['schemas']['UsageWindowExceeded'];
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/usage_window_exceeded",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "A plan usage window is full and extra usage is off.",
+           *       "code": "usage_window_exceeded",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "windows": [
+           *         {
+           *           "kind": "5h",
+           *           "status": "limited",
+           *           "used_percent": 100,
+           *           "window_seconds": 18000,
+           *           "resets_at": "2026-01-31T12:00:00.000Z",
+           *           "resets_in_seconds": 5400
+           *         },
+           *         {
+           *           "kind": "week",
+           *           "status": "allowed",
+           *           "used_percent": 41.2,
+           *           "window_seconds": 604800
+           *         }
+           *       ],
+           *       "extra": {
+           *         "enabled": false,
+           *         "spent_micro_usd_this_cycle": 0,
+           *         "wallet_micro_usd": 5000000
+           *       },
+           *       "mode": "blocked",
+           *       "error": "usage_window_exceeded",
+           *       "retry_after_seconds": 5400
+           *     }
+           */
+          'application/problem+json': (components['schemas']['Problem'] & components['schemas']['UsageWindowExceeded']) | components['schemas']['Problem'];
         };
       };
       /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
@@ -3811,6 +7029,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3837,6 +7065,43 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "workflow_requests": [
+           *         {
+           *           "id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+           *           "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *           "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+           *           "entry_node_ids": [
+           *             "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *           ],
+           *           "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+           *           "billing_user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+           *           "parent_node_execution_id": null,
+           *           "parent_workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+           *           "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+           *           "status": "completed",
+           *           "payload": {
+           *             "query": "The checkout page is down for every customer."
+           *           },
+           *           "query": "The checkout page is down for every customer.",
+           *           "metadata": null,
+           *           "error": null,
+           *           "usage": {
+           *             "input_tokens": 9,
+           *             "output_tokens": 9,
+           *             "cost_micro_usd": 327
+           *           },
+           *           "started_at": "2026-01-31T09:40:00.100Z",
+           *           "completed_at": "2026-01-31T09:40:02.400Z",
+           *           "created_at": "2026-01-31T09:40:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": null,
+           *       "has_more": false,
+           *       "limit": 20
+           *     }
+           */
           'application/json': components['schemas']['WorkflowRequestList'];
         };
       };
@@ -3846,6 +7111,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_parameter",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "A bad parameter or cursor.",
+           *       "code": "invalid_parameter",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3857,6 +7140,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3866,6 +7159,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3877,6 +7180,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3886,6 +7199,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3908,6 +7231,36 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+           *       "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *       "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+           *       "entry_node_ids": [
+           *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *       ],
+           *       "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+           *       "billing_user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+           *       "parent_node_execution_id": null,
+           *       "parent_workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+           *       "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+           *       "status": "completed",
+           *       "payload": {
+           *         "query": "The checkout page is down for every customer."
+           *       },
+           *       "query": "The checkout page is down for every customer.",
+           *       "metadata": null,
+           *       "error": null,
+           *       "usage": {
+           *         "input_tokens": 9,
+           *         "output_tokens": 9,
+           *         "cost_micro_usd": 327
+           *       },
+           *       "started_at": "2026-01-31T09:40:00.100Z",
+           *       "completed_at": "2026-01-31T09:40:02.400Z",
+           *       "created_at": "2026-01-31T09:40:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WorkflowRequest'];
         };
       };
@@ -3919,6 +7272,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3928,6 +7291,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3937,6 +7310,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such request, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3948,6 +7331,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3957,6 +7350,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3979,6 +7382,66 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "workflow_request": {
+           *         "id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+           *         "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *         "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+           *         "entry_node_ids": [
+           *           "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *         ],
+           *         "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+           *         "billing_user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+           *         "parent_node_execution_id": null,
+           *         "parent_workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+           *         "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+           *         "status": "completed",
+           *         "payload": {
+           *           "query": "The checkout page is down for every customer."
+           *         },
+           *         "query": "The checkout page is down for every customer.",
+           *         "metadata": null,
+           *         "error": null,
+           *         "usage": {
+           *           "input_tokens": 9,
+           *           "output_tokens": 9,
+           *           "cost_micro_usd": 327
+           *         },
+           *         "started_at": "2026-01-31T09:40:00.100Z",
+           *         "completed_at": "2026-01-31T09:40:02.400Z",
+           *         "created_at": "2026-01-31T09:40:00.000Z"
+           *       },
+           *       "node_executions": [
+           *         {
+           *           "id": "3d5f7b9c-1e2a-4c4e-9f6a-8b0d2f4a6c8e",
+           *           "workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+           *           "node_id": "5b0c8e2a-7d41-4f3b-9a6e-000000000001",
+           *           "node_type": "agent",
+           *           "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *           "status": "completed",
+           *           "input_data": {
+           *             "query": "The checkout page is down for every customer."
+           *           },
+           *           "output_data": {
+           *             "text": "urgent"
+           *           },
+           *           "attempt_count": 1,
+           *           "error": null,
+           *           "usage": {
+           *             "input_tokens": 9,
+           *             "output_tokens": 1,
+           *             "cost_micro_usd": 111
+           *           },
+           *           "created_at": "2026-01-31T09:40:00.000Z",
+           *           "started_at": "2026-01-31T09:40:00.100Z",
+           *           "completed_at": "2026-01-31T09:40:01.200Z",
+           *           "failed_at": null
+           *         }
+           *       ],
+           *       "children": []
+           *     }
+           */
           'application/json': components['schemas']['ExecutionTree'];
         };
       };
@@ -3990,6 +7453,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3999,6 +7472,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4008,6 +7491,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such request, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4019,6 +7512,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4028,6 +7531,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4050,6 +7563,36 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+           *       "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *       "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+           *       "entry_node_ids": [
+           *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *       ],
+           *       "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+           *       "billing_user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+           *       "parent_node_execution_id": null,
+           *       "parent_workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+           *       "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+           *       "status": "completed",
+           *       "payload": {
+           *         "query": "The checkout page is down for every customer."
+           *       },
+           *       "query": "The checkout page is down for every customer.",
+           *       "metadata": null,
+           *       "error": null,
+           *       "usage": {
+           *         "input_tokens": 9,
+           *         "output_tokens": 9,
+           *         "cost_micro_usd": 327
+           *       },
+           *       "started_at": "2026-01-31T09:40:00.100Z",
+           *       "completed_at": "2026-01-31T09:40:02.400Z",
+           *       "created_at": "2026-01-31T09:40:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WorkflowRequest'];
         };
       };
@@ -4061,6 +7604,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4070,6 +7623,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4079,6 +7642,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such request, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4090,6 +7663,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4099,6 +7682,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4127,6 +7720,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example id: 4
+           *     data: {"node_execution":{"id":"3d5f7b9c-1e2a-4c4e-9f6a-8b0d2f4a6c8e","node_id":"5b0c8e2a-7d41-4f3b-9a6e-000000000001","workflow_request_id":"7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e","workflow_version_id":"9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c","status":"in_progress","output_data":null,"attempt_count":1}}
+           *
+           *     data: keepalive
+           *
+           *     id: 5
+           *     data: {"node_execution":{"id":"3d5f7b9c-1e2a-4c4e-9f6a-8b0d2f4a6c8e","node_id":"5b0c8e2a-7d41-4f3b-9a6e-000000000001","workflow_request_id":"7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e","workflow_version_id":"9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c","status":"completed","output_data":{"text":"urgent"},"attempt_count":1}}
+           *
+           *     id: 6
+           *     data: {"workflow_request":{"id":"7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e","workflow_version_id":"9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c","status":"completed","completed_at":"2026-01-31T09:40:02.400Z"}}
+           */
           'text/event-stream': string;
         };
       };
@@ -4145,6 +7750,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4154,6 +7769,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4163,6 +7788,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such workflow request, a malformed id, or another account’s.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4174,6 +7809,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4183,6 +7828,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4207,6 +7862,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+           *           "name": "Support assistant"
+           *         }
+           *       ],
+           *       "page": {
+           *         "has_more": false,
+           *         "next_cursor": null
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['HarnessList'];
         };
       };
@@ -4216,6 +7885,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_parameter",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "A bad parameter or cursor.",
+           *       "code": "invalid_parameter",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4227,6 +7914,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4236,6 +7933,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4247,6 +7954,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4256,6 +7973,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4270,8 +7997,23 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Support assistant",
+         *       "files": [
+         *         {
+         *           "path": "harness.json",
+         *           "content": "{\"model\": \"local/echo\", \"instructions\": \"instructions.md\", \"tools\": [{\"name\": \"ask_user\"}]}"
+         *         },
+         *         {
+         *           "path": "instructions.md",
+         *           "content": "You are a friendly support assistant. Ask the user when a ticket is unclear."
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['CreateHarnessRequest'];
       };
     };
@@ -4284,6 +8026,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+           *       "name": "Support assistant",
+           *       "model": "local/echo",
+           *       "created_at": "2026-01-31T08:55:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['HarnessCreated'];
         };
       };
@@ -4293,6 +8043,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/harness_files_invalid",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "The files are not a harness, a bad body, or a missing or malformed Idempotency-Key.",
+           *       "code": "harness_files_invalid",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4304,6 +8064,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4313,6 +8083,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4324,6 +8104,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/idempotency_key_conflict",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "An idempotency conflict.",
+           *       "code": "idempotency_key_conflict",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4333,6 +8123,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "name or files is missing or of the wrong type.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/name",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4344,6 +8152,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4353,6 +8171,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4376,6 +8204,36 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+           *       "name": "Support assistant",
+           *       "model": "local/echo",
+           *       "created_at": "2026-01-31T08:55:00.000Z",
+           *       "config": {
+           *         "model": "local/echo",
+           *         "instructions": "instructions.md",
+           *         "tools": [
+           *           {
+           *             "name": "ask_user",
+           *             "require_approval": false
+           *           }
+           *         ],
+           *         "max_turns": 10,
+           *         "mcp_servers": []
+           *       },
+           *       "files": [
+           *         {
+           *           "path": "harness.json",
+           *           "content": "{\"model\":\"local/echo\",\"instructions\":\"instructions.md\",\"tools\":[{\"name\":\"ask_user\",\"require_approval\":false}],\"max_turns\":10}"
+           *         },
+           *         {
+           *           "path": "instructions.md",
+           *           "content": "You are a friendly support assistant. Ask the user when a ticket is unclear."
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Harness'];
         };
       };
@@ -4387,6 +8245,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4396,6 +8264,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4405,6 +8283,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such harness, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4416,6 +8304,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4425,6 +8323,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4448,6 +8356,51 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "name": "ask_user",
+           *           "description": "Asks the person the run works for a question and waits for the answer, which is the result.",
+           *           "input_schema": {
+           *             "type": "object",
+           *             "properties": {
+           *               "question": {
+           *                 "type": "string",
+           *                 "description": "The question, as the person will read it."
+           *               }
+           *             },
+           *             "required": [
+           *               "question"
+           *             ],
+           *             "additionalProperties": false
+           *           },
+           *           "source": "builtin",
+           *           "require_approval": false,
+           *           "available": true
+           *         },
+           *         {
+           *           "name": "tickets__close",
+           *           "source": "mcp",
+           *           "server": "tickets",
+           *           "require_approval": true,
+           *           "available": true,
+           *           "description": "Close a ticket.",
+           *           "input_schema": {
+           *             "type": "object",
+           *             "properties": {
+           *               "id": {
+           *                 "type": "string"
+           *               }
+           *             },
+           *             "required": [
+           *               "id"
+           *             ]
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['HarnessToolList'];
         };
       };
@@ -4459,6 +8412,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4468,6 +8431,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4477,6 +8450,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such harness, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4488,6 +8471,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4497,6 +8490,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4506,6 +8509,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/upstream_unavailable",
+           *       "title": "Bad Gateway",
+           *       "status": 502,
+           *       "detail": "An MCP server of the harness is unreachable or failing.",
+           *       "code": "upstream_unavailable",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4530,6 +8543,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "hooks": [
+           *         {
+           *           "id": "hook_0mwvm6w715Up1NimNL49uBANV",
+           *           "name": "Support inbox",
+           *           "url": "https://api.example.com/v1/hooks/hook_0mwvm6w715Up1NimNL49uBANV/events",
+           *           "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *           "entry_node_ids": [
+           *             "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *           ],
+           *           "secret_rotated_at": null,
+           *           "previous_secret_expires_at": null,
+           *           "created_at": "2026-01-31T09:10:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": null,
+           *       "has_more": false
+           *     }
+           */
           'application/json': components['schemas']['HookList'];
         };
       };
@@ -4539,6 +8572,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_parameter",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "limit out of range, or a bad cursor.",
+           *       "code": "invalid_parameter",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4550,6 +8601,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4559,6 +8620,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4570,6 +8641,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4579,6 +8660,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4593,8 +8684,17 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Support inbox",
+         *       "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+         *       "entry_node_ids": [
+         *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['CreateHookRequest'];
       };
     };
@@ -4607,6 +8707,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "hook_0mwvm6w715Up1NimNL49uBANV",
+           *       "name": "Support inbox",
+           *       "url": "https://api.example.com/v1/hooks/hook_0mwvm6w715Up1NimNL49uBANV/events",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+           *       "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *       "entry_node_ids": [
+           *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *       ],
+           *       "secret_rotated_at": null,
+           *       "previous_secret_expires_at": null,
+           *       "created_at": "2026-01-31T09:10:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['HookWithSecret'];
         };
       };
@@ -4616,6 +8731,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "Not JSON, not an object, an unknown field, or a malformed Idempotency-Key.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4627,6 +8752,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4636,6 +8771,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4647,6 +8792,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/hook_limit_reached",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "The account has 100 hooks already.",
+           *       "code": "hook_limit_reached",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4656,6 +8811,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "A field is missing or malformed, or refers to something unusable.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/name",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4667,6 +8840,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4676,6 +8859,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4699,6 +8892,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "hook_0mwvm6w715Up1NimNL49uBANV",
+           *       "name": "Support inbox",
+           *       "url": "https://api.example.com/v1/hooks/hook_0mwvm6w715Up1NimNL49uBANV/events",
+           *       "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *       "entry_node_ids": [
+           *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *       ],
+           *       "secret_rotated_at": null,
+           *       "previous_secret_expires_at": null,
+           *       "created_at": "2026-01-31T09:10:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Hook'];
         };
       };
@@ -4710,6 +8917,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4719,6 +8936,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4728,6 +8955,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such hook, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4739,6 +8976,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4748,6 +8995,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4780,6 +9037,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4789,6 +9056,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4798,6 +9075,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such hook, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4809,6 +9096,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4818,6 +9115,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4841,6 +9148,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "hook_0mwvm6w715Up1NimNL49uBANV",
+           *       "name": "Support inbox",
+           *       "url": "https://api.example.com/v1/hooks/hook_0mwvm6w715Up1NimNL49uBANV/events",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+           *       "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *       "entry_node_ids": [
+           *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *       ],
+           *       "secret_rotated_at": null,
+           *       "previous_secret_expires_at": null,
+           *       "created_at": "2026-01-31T09:10:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['HookWithSecret'];
         };
       };
@@ -4852,6 +9174,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4861,6 +9193,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4870,6 +9212,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such hook, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4881,6 +9233,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4890,6 +9252,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4912,8 +9284,15 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "query": "The checkout page is down for every customer.",
+         *       "ticket": "SUP-1042",
+         *       "reporter": "ada@example.com"
+         *     }
+         */
         'application/json': components['schemas']['HookEvent'];
       };
     };
@@ -4924,6 +9303,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e"
+           *     }
+           */
           'application/json': components['schemas']['HookEventAccepted'];
         };
       };
@@ -4933,6 +9317,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "The body is not JSON or not a JSON object.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4944,6 +9338,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_signature",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing webhook headers, a timestamp more than 5 minutes from now, or no signature that matches the hook’s secret.",
+           *       "code": "invalid_signature",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4953,6 +9357,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended, or a usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4962,6 +9376,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such hook, a malformed id, or a deleted hook.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4973,6 +9397,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/webhook_in_flight",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "A delivery of the same webhook-id is starting its request and has not answered within 10 seconds.",
+           *       "code": "webhook_in_flight",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4982,6 +9416,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/payload_too_large",
+           *       "title": "Content Too Large",
+           *       "status": 413,
+           *       "detail": "The body is larger than 256 KiB.",
+           *       "code": "payload_too_large",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4991,10 +9435,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "The body nests objects and arrays too deep, or the hook’s version can no longer run here, as running it would answer.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A plan usage window (5 hours or a week) is full and extra usage is off: `usage_window_exceeded`, the body the usage-window quota document (`error`, `retry_after_seconds`) as members of the problem document, `Retry-After` equal to `retry_after_seconds`. Or the account made more requests than its rate allows, events and bearer calls together, or its workflow requests and runs in progress are at its limit (`rate_limited`, `Retry-After`). Nothing started, nothing remembered. */
+      /** @description A plan usage window (5 hours or a week) is full and extra usage is off (`usage_window_exceeded`): the body is the usage-window quota document, its `error` and `retry_after_seconds` members of the problem document, and `Retry-After` equals `retry_after_seconds`. Or the account made more requests than its rate allows, events and bearer calls together, or its workflow requests and runs in progress are at its limit (`rate_limited`, `Retry-After`). Nothing started, nothing remembered. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying; sent with every 429, at least `1`. */
@@ -5002,7 +9464,41 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'] & components['schemas']['UsageWindowExceeded'];
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/usage_window_exceeded",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "A plan usage window is full and extra usage is off.",
+           *       "code": "usage_window_exceeded",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "windows": [
+           *         {
+           *           "kind": "5h",
+           *           "status": "limited",
+           *           "used_percent": 100,
+           *           "window_seconds": 18000,
+           *           "resets_at": "2026-01-31T12:00:00.000Z",
+           *           "resets_in_seconds": 5400
+           *         },
+           *         {
+           *           "kind": "week",
+           *           "status": "allowed",
+           *           "used_percent": 41.2,
+           *           "window_seconds": 604800
+           *         }
+           *       ],
+           *       "extra": {
+           *         "enabled": false,
+           *         "spent_micro_usd_this_cycle": 0,
+           *         "wallet_micro_usd": 5000000
+           *       },
+           *       "mode": "blocked",
+           *       "error": "usage_window_exceeded",
+           *       "retry_after_seconds": 5400
+           *     }
+           */
+          'application/problem+json': (components['schemas']['Problem'] & components['schemas']['UsageWindowExceeded']) | components['schemas']['Problem'];
         };
       };
       /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
@@ -5011,6 +9507,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5037,6 +9543,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+           *           "type": "approval",
+           *           "status": "pending",
+           *           "prompt": "The run asks to call the tool tickets__close with the arguments {\"id\":\"SUP-1042\"}. Allow it?",
+           *           "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *           "workflow_request_id": null,
+           *           "node_execution_id": null,
+           *           "response": null,
+           *           "created_at": "2026-01-31T09:30:03.000Z",
+           *           "resolved_at": null,
+           *           "expires_at": "2026-02-01T09:30:03.000Z"
+           *         }
+           *       ],
+           *       "page": {
+           *         "has_more": false,
+           *         "next_cursor": null
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['InteractionList'];
         };
       };
@@ -5046,6 +9575,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_parameter",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "A bad parameter or cursor.",
+           *       "code": "invalid_parameter",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5057,6 +9604,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5066,6 +9623,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5077,6 +9644,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5086,6 +9663,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5108,6 +9695,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+           *       "type": "approval",
+           *       "status": "pending",
+           *       "prompt": "The run asks to call the tool tickets__close with the arguments {\"id\":\"SUP-1042\"}. Allow it?",
+           *       "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *       "workflow_request_id": null,
+           *       "node_execution_id": null,
+           *       "response": null,
+           *       "created_at": "2026-01-31T09:30:03.000Z",
+           *       "resolved_at": null,
+           *       "expires_at": "2026-02-01T09:30:03.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Interaction'];
         };
       };
@@ -5119,6 +9721,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5128,6 +9740,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5137,6 +9759,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such interaction, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5148,6 +9780,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5157,6 +9799,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5173,8 +9825,14 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "type": "approval",
+         *       "approved": true
+         *     }
+         */
         'application/json': components['schemas']['InteractionResponse'];
       };
     };
@@ -5187,6 +9845,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+           *       "type": "approval",
+           *       "status": "pending",
+           *       "prompt": "The run asks to call the tool tickets__close with the arguments {\"id\":\"SUP-1042\"}. Allow it?",
+           *       "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *       "workflow_request_id": null,
+           *       "node_execution_id": null,
+           *       "response": null,
+           *       "created_at": "2026-01-31T09:30:03.000Z",
+           *       "resolved_at": null,
+           *       "expires_at": "2026-02-01T09:30:03.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Interaction'];
         };
       };
@@ -5196,6 +9869,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "Bad body, or a missing or malformed Idempotency-Key.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5207,6 +9890,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5216,6 +9909,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5225,10 +9928,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such interaction, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `interaction_not_pending`, or an idempotency conflict (`idempotency_key_conflict`; `idempotency_key_in_flight`, with `Retry-After`). */
+      /** @description The interaction was answered, has expired or was cancelled (`interaction_not_pending`), or an idempotency conflict (`idempotency_key_conflict`; `idempotency_key_in_flight`, with `Retry-After`). */
       409: {
         headers: {
           /** @description Seconds to wait before retrying; sent with `idempotency_key_in_flight` (`1`). */
@@ -5236,15 +9949,43 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/interaction_not_pending",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "The interaction was answered, has expired or was cancelled, or an idempotency conflict.",
+           *       "code": "interaction_not_pending",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `validation_failed`, or `interaction_type_mismatch`. */
+      /** @description A field is missing or malformed (`validation_failed`), or the response’s `type` is not the interaction’s (`interaction_type_mismatch`). */
       422: {
         headers: {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "A field is missing or malformed, or the response’s type is not the interaction’s.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/type",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5256,6 +9997,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5265,6 +10016,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5289,6 +10050,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "machines": [
+           *         {
+           *           "id": "mch_0mwvm6w715Up1NimNL49uBANV",
+           *           "name": "support-1",
+           *           "size": "small",
+           *           "status": "busy",
+           *           "current_run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *           "queued_runs": 1,
+           *           "created_at": "2026-01-31T08:50:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": null,
+           *       "has_more": false
+           *     }
+           */
           'application/json': components['schemas']['MachineList'];
         };
       };
@@ -5298,6 +10076,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_parameter",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "limit out of range, or a bad cursor.",
+           *       "code": "invalid_parameter",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5309,6 +10105,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5318,6 +10124,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5329,6 +10145,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5338,6 +10164,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5352,8 +10188,14 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "support-1",
+         *       "size": "small"
+         *     }
+         */
         'application/json': components['schemas']['CreateMachineRequest'];
       };
     };
@@ -5366,6 +10208,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "mch_0mwvm6w715Up1NimNL49uBANV",
+           *       "name": "support-1",
+           *       "size": "small",
+           *       "status": "busy",
+           *       "current_run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *       "queued_runs": 1,
+           *       "created_at": "2026-01-31T08:50:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Machine'];
         };
       };
@@ -5375,6 +10228,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "Not JSON, not an object, an unknown field, or a malformed Idempotency-Key.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5386,6 +10249,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5395,6 +10268,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/machine_limit_reached",
+           *       "title": "Payment Required",
+           *       "status": 402,
+           *       "detail": "The account has as many machines as its plan allows.",
+           *       "code": "machine_limit_reached",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5404,6 +10287,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5415,6 +10308,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/idempotency_key_conflict",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "Idempotency-Key reused with another body, or still in flight.",
+           *       "code": "idempotency_key_conflict",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5424,6 +10327,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "A field is missing or malformed.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/name",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5435,6 +10356,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5444,6 +10375,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5455,6 +10396,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unavailable",
+           *       "title": "Service Unavailable",
+           *       "status": 503,
+           *       "detail": "Too many concurrent changes to this account’s machines.",
+           *       "code": "unavailable",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5478,6 +10429,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "mch_0mwvm6w715Up1NimNL49uBANV",
+           *       "name": "support-1",
+           *       "size": "small",
+           *       "status": "busy",
+           *       "current_run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *       "queued_runs": 1,
+           *       "created_at": "2026-01-31T08:50:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Machine'];
         };
       };
@@ -5489,6 +10451,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5498,6 +10470,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5507,6 +10489,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such machine, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5518,6 +10510,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5527,6 +10529,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5559,6 +10571,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5568,6 +10590,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5577,6 +10609,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such machine, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5586,6 +10628,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/machine_busy",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "A run is running, waiting or queued on the machine.",
+           *       "code": "machine_busy",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5597,6 +10649,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5606,6 +10668,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5617,6 +10689,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unavailable",
+           *       "title": "Service Unavailable",
+           *       "status": 503,
+           *       "detail": "Too many concurrent changes to this account’s machines.",
+           *       "code": "unavailable",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5644,6 +10726,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "messages": [
+           *         {
+           *           "id": "msg_3d5f7b9c-1e2a-4c4e-9f6a-8b0d2f4a6c8e_1",
+           *           "role": "assistant",
+           *           "content": "urgent",
+           *           "context_memory_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+           *           "agent_node_id": "5b0c8e2a-7d41-4f3b-9a6e-000000000001",
+           *           "created_at": "2026-01-31T09:40:01.200Z"
+           *         }
+           *       ],
+           *       "next_cursor": null,
+           *       "has_more": false,
+           *       "limit": 20
+           *     }
+           */
           'application/json': components['schemas']['MemoryPage'];
         };
       };
@@ -5653,6 +10752,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_parameter",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "chat_id missing or longer than 200 characters, limit out of range, or a bad cursor.",
+           *       "code": "invalid_parameter",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5664,6 +10781,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5673,6 +10800,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5682,6 +10819,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "Malformed agent node id, or a chat_id that is neither a chat of the caller’s nor a request of theirs run without a chat.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5693,6 +10840,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5702,6 +10859,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5730,6 +10897,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>…</title><script type="module" src="/assets/console-ABCD1234.js"></script></head><body><div id="app"></div></body></html> */
           'text/html': string;
         };
       };
@@ -5746,6 +10914,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5774,6 +10952,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>…</title><script type="module" src="/assets/console-ABCD1234.js"></script></head><body><div id="app"></div></body></html> */
           'text/html': string;
         };
       };
@@ -5790,6 +10969,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5821,7 +11010,9 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example import{h as e}from"…"; */
           'text/javascript': string;
+          /** @example body{margin:0} */
           'text/css': string;
         };
       };
@@ -5838,6 +11029,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such file.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5847,6 +11048,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5873,6 +11084,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *           "status": "completed",
+           *           "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+           *           "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+           *           "chat_id": null,
+           *           "input": "Hello!",
+           *           "output": "Hello!",
+           *           "failure": null,
+           *           "usage": {
+           *             "input_tokens": 1,
+           *             "output_tokens": 1,
+           *             "cost_micro_usd": 12
+           *           },
+           *           "metadata": {
+           *             "ticket": "SUP-1042"
+           *           },
+           *           "created_at": "2026-01-31T09:30:00.000Z",
+           *           "started_at": "2026-01-31T09:30:01.000Z",
+           *           "completed_at": "2026-01-31T09:30:05.000Z"
+           *         }
+           *       ],
+           *       "page": {
+           *         "has_more": false,
+           *         "next_cursor": null
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['RunList'];
         };
       };
@@ -5882,6 +11124,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_parameter",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "A bad parameter or cursor.",
+           *       "code": "invalid_parameter",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5893,6 +11153,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5902,6 +11172,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5913,6 +11193,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5922,6 +11212,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5936,8 +11236,18 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+         *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+         *       "input": "Hello!",
+         *       "metadata": {
+         *         "ticket": "SUP-1042"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['CreateRunRequest'];
       };
     };
@@ -5950,6 +11260,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *       "status": "completed",
+           *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+           *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+           *       "chat_id": null,
+           *       "input": "Hello!",
+           *       "output": "Hello!",
+           *       "failure": null,
+           *       "usage": {
+           *         "input_tokens": 1,
+           *         "output_tokens": 1,
+           *         "cost_micro_usd": 12
+           *       },
+           *       "metadata": {
+           *         "ticket": "SUP-1042"
+           *       },
+           *       "created_at": "2026-01-31T09:30:00.000Z",
+           *       "started_at": "2026-01-31T09:30:01.000Z",
+           *       "completed_at": "2026-01-31T09:30:05.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Run'];
         };
       };
@@ -5959,6 +11292,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "A bad body, or a missing or malformed Idempotency-Key.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5970,6 +11313,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5979,6 +11332,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/insufficient_balance",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "A usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD.",
+           *       "code": "insufficient_balance",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5990,6 +11353,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/chat_busy",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "The chat’s previous run has not ended and if_busy is reject, or an idempotency conflict.",
+           *       "code": "chat_busy",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5999,10 +11372,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "A field is missing or invalid, or names no harness, machine or chat of the account.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/harness_id",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A plan usage window (5 hours or a week) is full and extra usage is off: `usage_window_exceeded`, the body the usage-window quota document (`error`, `retry_after_seconds`) as members of the problem document, `Retry-After` equal to `retry_after_seconds`. Or past the account’s request rate, or its workflow requests and runs in progress at its limit (`rate_limited`, nothing started); `Retry-After` says when to retry. */
+      /** @description A plan usage window (5 hours or a week) is full and extra usage is off (`usage_window_exceeded`): the body is the usage-window quota document, its `error` and `retry_after_seconds` members of the problem document, and `Retry-After` equals `retry_after_seconds`. Or past the account’s request rate, or its workflow requests and runs in progress at its limit (`rate_limited`, nothing started, no such members); `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Seconds to wait before retrying; sent with every 429, at least `1`. */
@@ -6010,7 +11401,41 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'] & components['schemas']['UsageWindowExceeded'];
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/usage_window_exceeded",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "A plan usage window is full and extra usage is off.",
+           *       "code": "usage_window_exceeded",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "windows": [
+           *         {
+           *           "kind": "5h",
+           *           "status": "limited",
+           *           "used_percent": 100,
+           *           "window_seconds": 18000,
+           *           "resets_at": "2026-01-31T12:00:00.000Z",
+           *           "resets_in_seconds": 5400
+           *         },
+           *         {
+           *           "kind": "week",
+           *           "status": "allowed",
+           *           "used_percent": 41.2,
+           *           "window_seconds": 604800
+           *         }
+           *       ],
+           *       "extra": {
+           *         "enabled": false,
+           *         "spent_micro_usd_this_cycle": 0,
+           *         "wallet_micro_usd": 5000000
+           *       },
+           *       "mode": "blocked",
+           *       "error": "usage_window_exceeded",
+           *       "retry_after_seconds": 5400
+           *     }
+           */
+          'application/problem+json': (components['schemas']['Problem'] & components['schemas']['UsageWindowExceeded']) | components['schemas']['Problem'];
         };
       };
       /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
@@ -6019,6 +11444,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6042,6 +11477,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *       "status": "completed",
+           *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+           *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+           *       "chat_id": null,
+           *       "input": "Hello!",
+           *       "output": "Hello!",
+           *       "failure": null,
+           *       "usage": {
+           *         "input_tokens": 1,
+           *         "output_tokens": 1,
+           *         "cost_micro_usd": 12
+           *       },
+           *       "metadata": {
+           *         "ticket": "SUP-1042"
+           *       },
+           *       "created_at": "2026-01-31T09:30:00.000Z",
+           *       "started_at": "2026-01-31T09:30:01.000Z",
+           *       "completed_at": "2026-01-31T09:30:05.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Run'];
         };
       };
@@ -6053,6 +11511,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6062,6 +11530,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6071,6 +11549,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such run, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6082,6 +11570,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6091,6 +11589,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6114,6 +11622,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *       "status": "completed",
+           *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+           *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+           *       "chat_id": null,
+           *       "input": "Hello!",
+           *       "output": "Hello!",
+           *       "failure": null,
+           *       "usage": {
+           *         "input_tokens": 1,
+           *         "output_tokens": 1,
+           *         "cost_micro_usd": 12
+           *       },
+           *       "metadata": {
+           *         "ticket": "SUP-1042"
+           *       },
+           *       "created_at": "2026-01-31T09:30:00.000Z",
+           *       "started_at": "2026-01-31T09:30:01.000Z",
+           *       "completed_at": "2026-01-31T09:30:05.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Run'];
         };
       };
@@ -6125,6 +11656,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6134,6 +11675,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6143,6 +11694,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such run, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6154,6 +11715,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6163,6 +11734,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6197,7 +11778,94 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6MQ",
+           *           "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *           "seq": 1,
+           *           "type": "run.status",
+           *           "created_at": "2026-01-31T09:30:01.000Z",
+           *           "data": {
+           *             "status": "running"
+           *           }
+           *         },
+           *         {
+           *           "id": "cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6Mg",
+           *           "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *           "seq": 2,
+           *           "type": "message",
+           *           "created_at": "2026-01-31T09:30:02.000Z",
+           *           "data": {
+           *             "role": "user",
+           *             "text": "Hello!"
+           *           }
+           *         },
+           *         {
+           *           "id": "cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6Mw",
+           *           "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *           "seq": 3,
+           *           "type": "message",
+           *           "created_at": "2026-01-31T09:30:03.000Z",
+           *           "data": {
+           *             "role": "assistant",
+           *             "text": "Hello!"
+           *           }
+           *         },
+           *         {
+           *           "id": "cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6NA",
+           *           "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *           "seq": 4,
+           *           "type": "usage",
+           *           "created_at": "2026-01-31T09:30:04.000Z",
+           *           "data": {
+           *             "input_tokens": 1,
+           *             "output_tokens": 1,
+           *             "cost_micro_usd": 12
+           *           }
+           *         },
+           *         {
+           *           "id": "cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6NQ",
+           *           "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *           "seq": 5,
+           *           "type": "run.status",
+           *           "created_at": "2026-01-31T09:30:05.000Z",
+           *           "data": {
+           *             "status": "completed"
+           *           }
+           *         }
+           *       ],
+           *       "page": {
+           *         "has_more": false,
+           *         "next_cursor": null
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['RunEventList'];
+          /**
+           * @example id: cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6MQ
+           *     event: run.status
+           *     data: {"id":"cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6MQ","run_id":"run_0mwvm6w71Qx3LhT0pV9sKe2bA","seq":1,"type":"run.status","created_at":"2026-01-31T09:30:01.000Z","data":{"status":"running"}}
+           *
+           *     id: cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6Mg
+           *     event: message
+           *     data: {"id":"cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6Mg","run_id":"run_0mwvm6w71Qx3LhT0pV9sKe2bA","seq":2,"type":"message","created_at":"2026-01-31T09:30:02.000Z","data":{"role":"user","text":"Hello!"}}
+           *
+           *     id: cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6Mw
+           *     event: message
+           *     data: {"id":"cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6Mw","run_id":"run_0mwvm6w71Qx3LhT0pV9sKe2bA","seq":3,"type":"message","created_at":"2026-01-31T09:30:03.000Z","data":{"role":"assistant","text":"Hello!"}}
+           *
+           *     : keepalive
+           *
+           *     id: cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6NA
+           *     event: usage
+           *     data: {"id":"cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6NA","run_id":"run_0mwvm6w71Qx3LhT0pV9sKe2bA","seq":4,"type":"usage","created_at":"2026-01-31T09:30:04.000Z","data":{"input_tokens":1,"output_tokens":1,"cost_micro_usd":12}}
+           *
+           *     id: cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6NQ
+           *     event: run.status
+           *     data: {"id":"cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6NQ","run_id":"run_0mwvm6w71Qx3LhT0pV9sKe2bA","seq":5,"type":"run.status","created_at":"2026-01-31T09:30:05.000Z","data":{"status":"completed"}}
+           */
           'text/event-stream': string;
         };
       };
@@ -6214,6 +11882,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "limit is not an integer from 1 to 500.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6225,6 +11911,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6234,6 +11930,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6243,6 +11949,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such run, a malformed id, or another account’s.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6252,6 +11968,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_acceptable",
+           *       "title": "Not Acceptable",
+           *       "status": 406,
+           *       "detail": "Accept takes neither application/json nor text/event-stream.",
+           *       "code": "not_acceptable",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6261,6 +11987,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/event_cursor_expired",
+           *       "title": "Gone",
+           *       "status": 410,
+           *       "detail": "The events after the cursor or Last-Event-ID are past the 30-day retention.",
+           *       "code": "event_cursor_expired",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6272,6 +12008,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6281,6 +12027,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6301,6 +12057,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "windows": [
+           *         {
+           *           "kind": "5h",
+           *           "status": "allowed",
+           *           "used_percent": 12.5,
+           *           "window_seconds": 18000
+           *         },
+           *         {
+           *           "kind": "week",
+           *           "status": "allowed",
+           *           "used_percent": 3.1,
+           *           "window_seconds": 604800
+           *         }
+           *       ],
+           *       "extra": {
+           *         "enabled": false,
+           *         "spent_micro_usd_this_cycle": 0,
+           *         "wallet_micro_usd": 5000000
+           *       },
+           *       "mode": "plan"
+           *     }
+           */
           'application/json': components['schemas']['UsageQuota'];
         };
       };
@@ -6312,6 +12092,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6321,6 +12111,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6332,6 +12132,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6341,6 +12151,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6365,6 +12185,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "endpoints": [
+           *         {
+           *           "id": "whe_0mwvm6w715Up1NimNL49uBANV",
+           *           "url": "https://hooks.example.com/workflow-service",
+           *           "events": [
+           *             "run.completed",
+           *             "run.failed"
+           *           ],
+           *           "description": "Ops dashboard",
+           *           "disabled": false,
+           *           "disabled_reason": null,
+           *           "secret_rotated_at": null,
+           *           "previous_secret_expires_at": null,
+           *           "created_at": "2026-01-31T09:15:00.000Z",
+           *           "updated_at": "2026-01-31T09:15:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": null,
+           *       "has_more": false
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointList'];
         };
       };
@@ -6374,6 +12217,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_parameter",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "limit out of range, or a bad cursor.",
+           *       "code": "invalid_parameter",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6385,6 +12246,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6394,6 +12265,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6405,6 +12286,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6414,6 +12305,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6428,8 +12329,18 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "https://hooks.example.com/workflow-service",
+         *       "events": [
+         *         "run.completed",
+         *         "run.failed"
+         *       ],
+         *       "description": "Ops dashboard"
+         *     }
+         */
         'application/json': components['schemas']['CreateWebhookEndpointRequest'];
       };
     };
@@ -6442,6 +12353,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whe_0mwvm6w715Up1NimNL49uBANV",
+           *       "url": "https://hooks.example.com/workflow-service",
+           *       "events": [
+           *         "run.completed",
+           *         "run.failed"
+           *       ],
+           *       "description": "Ops dashboard",
+           *       "disabled": false,
+           *       "disabled_reason": null,
+           *       "secret_rotated_at": null,
+           *       "previous_secret_expires_at": null,
+           *       "created_at": "2026-01-31T09:15:00.000Z",
+           *       "updated_at": "2026-01-31T09:15:00.000Z",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+           *     }
+           */
           'application/json': components['schemas']['CreatedWebhookEndpoint'];
         };
       };
@@ -6451,6 +12380,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "Not JSON, not an object, an unknown field, or a malformed Idempotency-Key.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6462,6 +12401,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6471,6 +12420,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6482,6 +12441,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/webhook_endpoint_limit_reached",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "The account has 20 endpoints already.",
+           *       "code": "webhook_endpoint_limit_reached",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6491,6 +12460,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "A field is missing or malformed.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/url",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6502,6 +12489,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6511,6 +12508,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6534,6 +12541,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whe_0mwvm6w715Up1NimNL49uBANV",
+           *       "url": "https://hooks.example.com/workflow-service",
+           *       "events": [
+           *         "run.completed",
+           *         "run.failed"
+           *       ],
+           *       "description": "Ops dashboard",
+           *       "disabled": false,
+           *       "disabled_reason": null,
+           *       "secret_rotated_at": null,
+           *       "previous_secret_expires_at": null,
+           *       "created_at": "2026-01-31T09:15:00.000Z",
+           *       "updated_at": "2026-01-31T09:15:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
@@ -6545,6 +12569,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6554,6 +12588,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6563,6 +12607,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such webhook endpoint, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6574,6 +12628,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6583,6 +12647,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6615,6 +12689,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6624,6 +12708,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6633,6 +12727,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such webhook endpoint, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6644,6 +12748,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6653,6 +12767,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6670,8 +12794,18 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "events": [
+         *         "run.completed",
+         *         "run.failed",
+         *         "run.cancelled"
+         *       ],
+         *       "disabled": false
+         *     }
+         */
         'application/json': components['schemas']['UpdateWebhookEndpointRequest'];
       };
     };
@@ -6684,6 +12818,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whe_0mwvm6w715Up1NimNL49uBANV",
+           *       "url": "https://hooks.example.com/workflow-service",
+           *       "events": [
+           *         "run.completed",
+           *         "run.failed"
+           *       ],
+           *       "description": "Ops dashboard",
+           *       "disabled": false,
+           *       "disabled_reason": null,
+           *       "secret_rotated_at": null,
+           *       "previous_secret_expires_at": null,
+           *       "created_at": "2026-01-31T09:15:00.000Z",
+           *       "updated_at": "2026-01-31T09:15:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
@@ -6693,6 +12844,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "Not JSON, not an object, an unknown field, or a malformed Idempotency-Key.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6704,6 +12865,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6713,6 +12884,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6722,6 +12903,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such webhook endpoint, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6733,6 +12924,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/idempotency_key_conflict",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "Idempotency-Key reused with another body, or still in flight.",
+           *       "code": "idempotency_key_conflict",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6742,6 +12943,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "A field is missing or malformed.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/url",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6753,6 +12972,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6762,6 +12991,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6785,6 +13024,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whe_0mwvm6w715Up1NimNL49uBANV",
+           *       "url": "https://hooks.example.com/workflow-service",
+           *       "events": [
+           *         "run.completed",
+           *         "run.failed"
+           *       ],
+           *       "description": "Ops dashboard",
+           *       "disabled": false,
+           *       "disabled_reason": null,
+           *       "secret_rotated_at": null,
+           *       "previous_secret_expires_at": null,
+           *       "created_at": "2026-01-31T09:15:00.000Z",
+           *       "updated_at": "2026-01-31T09:15:00.000Z",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+           *     }
+           */
           'application/json': components['schemas']['CreatedWebhookEndpoint'];
         };
       };
@@ -6796,6 +13053,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6805,6 +13072,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6814,6 +13091,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such webhook endpoint, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6825,6 +13112,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6834,6 +13131,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6861,6 +13168,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "deliveries": [
+           *         {
+           *           "id": "whd_0mwvm6w7aAb3Cd5Ef7Gh9Ij1K",
+           *           "endpoint_id": "whe_0mwvm6w715Up1NimNL49uBANV",
+           *           "event_id": "c1d2e3f4-a5b6-5c7d-8e9f-0a1b2c3d4e5f",
+           *           "event_type": "run.completed",
+           *           "status": "delivered",
+           *           "attempts": 1,
+           *           "last_status_code": 200,
+           *           "last_error": null,
+           *           "next_attempt_at": null,
+           *           "created_at": "2026-01-31T09:30:05.000Z",
+           *           "delivered_at": "2026-01-31T09:30:05.300Z"
+           *         }
+           *       ],
+           *       "next_cursor": null,
+           *       "has_more": false
+           *     }
+           */
           'application/json': components['schemas']['WebhookDeliveryList'];
         };
       };
@@ -6870,6 +13198,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_parameter",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "limit out of range, or a bad cursor.",
+           *       "code": "invalid_parameter",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6881,6 +13227,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6890,6 +13246,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6899,6 +13265,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such webhook endpoint, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6910,6 +13286,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6919,6 +13305,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6948,6 +13344,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whd_0mwvm6w7aAb3Cd5Ef7Gh9Ij1K",
+           *       "endpoint_id": "whe_0mwvm6w715Up1NimNL49uBANV",
+           *       "event_id": "c1d2e3f4-a5b6-5c7d-8e9f-0a1b2c3d4e5f",
+           *       "event_type": "run.completed",
+           *       "status": "delivered",
+           *       "attempts": 1,
+           *       "last_status_code": 200,
+           *       "last_error": null,
+           *       "next_attempt_at": null,
+           *       "created_at": "2026-01-31T09:30:05.000Z",
+           *       "delivered_at": "2026-01-31T09:30:05.300Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
@@ -6957,6 +13368,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/idempotency_key_invalid",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "A malformed Idempotency-Key.",
+           *       "code": "idempotency_key_invalid",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6968,6 +13389,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6977,6 +13408,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6986,6 +13427,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such endpoint or delivery, a malformed id, another account's endpoint or another endpoint's delivery.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6997,6 +13448,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/webhook_endpoint_disabled",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "The endpoint is disabled.",
+           *       "code": "webhook_endpoint_disabled",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7008,6 +13469,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7017,6 +13488,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7028,6 +13509,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unavailable",
+           *       "title": "Service Unavailable",
+           *       "status": 503,
+           *       "detail": "The delivery kept changing under the retry.",
+           *       "code": "unavailable",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7054,15 +13545,50 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "workflows": [
+           *         {
+           *           "id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+           *           "name": "Triage support tickets",
+           *           "description": "Classifies a ticket and pages on-call for urgent ones.",
+           *           "latest_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *           "created_at": "2026-01-30T16:12:00.000Z",
+           *           "updated_at": "2026-01-31T09:00:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": null,
+           *       "has_more": false,
+           *       "limit": 20
+           *     }
+           */
           'application/json': components['schemas']['WorkflowList'];
         };
       };
-      /** @description `invalid_parameter`, `cursor_invalid` or `cursor_filter_mismatch`. */
+      /** @description A bad parameter or cursor (`invalid_parameter`, `cursor_invalid`, `cursor_filter_mismatch`). */
       400: {
         headers: {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_parameter",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "A bad parameter or cursor.",
+           *       "code": "invalid_parameter",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7074,6 +13600,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7083,6 +13619,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7094,6 +13640,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7103,6 +13659,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7115,8 +13681,14 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Triage support tickets",
+         *       "description": "Classifies a ticket and pages on-call for urgent ones."
+         *     }
+         */
         'application/json': components['schemas']['CreateWorkflowRequest'];
       };
     };
@@ -7127,6 +13699,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+           *       "name": "Triage support tickets",
+           *       "description": "Classifies a ticket and pages on-call for urgent ones.",
+           *       "latest_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *       "created_at": "2026-01-30T16:12:00.000Z",
+           *       "updated_at": "2026-01-31T09:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Workflow'];
         };
       };
@@ -7136,6 +13718,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "Body is not JSON, not an object, or has unknown fields.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7147,6 +13739,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7156,6 +13758,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7165,6 +13777,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "A field is missing or malformed.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/name",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7176,6 +13806,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7185,6 +13825,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7208,6 +13858,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+           *       "name": "Triage support tickets",
+           *       "description": "Classifies a ticket and pages on-call for urgent ones.",
+           *       "latest_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *       "created_at": "2026-01-30T16:12:00.000Z",
+           *       "updated_at": "2026-01-31T09:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Workflow'];
         };
       };
@@ -7219,6 +13879,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7228,6 +13898,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7237,6 +13917,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such workflow.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7248,6 +13938,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7257,6 +13957,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7272,8 +13982,76 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "definition": {
+         *         "nodes": [
+         *           {
+         *             "name": "classify",
+         *             "type": "agent",
+         *             "config": {
+         *               "model": "local/echo",
+         *               "system_prompt": "Answer \"urgent\" or \"normal\"."
+         *             }
+         *           },
+         *           {
+         *             "name": "is urgent",
+         *             "type": "condition"
+         *           },
+         *           {
+         *             "name": "approve",
+         *             "type": "approval",
+         *             "config": {
+         *               "prompt": "Page the on-call engineer?"
+         *             }
+         *           },
+         *           {
+         *             "name": "page",
+         *             "type": "http",
+         *             "config": {
+         *               "method": "POST",
+         *               "url": "https://hooks.example.com/page",
+         *               "body": {
+         *                 "text": "{{ $.query }}"
+         *               }
+         *             },
+         *             "retry": {
+         *               "max_attempts": 3
+         *             }
+         *           },
+         *           {
+         *             "name": "summary",
+         *             "type": "transform",
+         *             "config": {
+         *               "expression": "{\"handled\": true}"
+         *             }
+         *           }
+         *         ],
+         *         "edges": [
+         *           {
+         *             "from": "classify",
+         *             "to": "is urgent"
+         *           },
+         *           {
+         *             "from": "is urgent",
+         *             "to": "approve",
+         *             "when": "$contains($string($), \"urgent\")"
+         *           },
+         *           {
+         *             "from": "is urgent",
+         *             "to": "summary",
+         *             "when": "$not($contains($string($), \"urgent\"))"
+         *           },
+         *           {
+         *             "from": "approve",
+         *             "to": "page"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['CreateWorkflowVersionRequest'];
       };
     };
@@ -7284,6 +14062,66 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *       "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+           *       "version": 2,
+           *       "definition": {
+           *         "nodes": [
+           *           {
+           *             "id": "5b0c8e2a-7d41-4f3b-9a6e-000000000001",
+           *             "name": "classify",
+           *             "type": "agent",
+           *             "config": {
+           *               "model": "local/echo",
+           *               "system_prompt": "Answer \"urgent\" or \"normal\"."
+           *             }
+           *           },
+           *           {
+           *             "id": "5b0c8e2a-7d41-4f3b-9a6e-000000000002",
+           *             "name": "is urgent",
+           *             "type": "condition",
+           *             "config": {}
+           *           },
+           *           {
+           *             "id": "5b0c8e2a-7d41-4f3b-9a6e-000000000003",
+           *             "name": "page",
+           *             "type": "http",
+           *             "config": {
+           *               "method": "POST",
+           *               "url": "https://hooks.example.com/page",
+           *               "body": {
+           *                 "text": "{{ $.query }}"
+           *               }
+           *             },
+           *             "retry": {
+           *               "max_attempts": 3,
+           *               "backoff_ms": 1000,
+           *               "backoff_multiplier": 2,
+           *               "max_backoff_ms": 60000,
+           *               "jitter": true
+           *             }
+           *           }
+           *         ],
+           *         "edges": [
+           *           {
+           *             "from": "5b0c8e2a-7d41-4f3b-9a6e-000000000001",
+           *             "to": "5b0c8e2a-7d41-4f3b-9a6e-000000000002"
+           *           },
+           *           {
+           *             "from": "5b0c8e2a-7d41-4f3b-9a6e-000000000002",
+           *             "to": "5b0c8e2a-7d41-4f3b-9a6e-000000000003",
+           *             "when": "$contains($string($), \"urgent\")"
+           *           }
+           *         ]
+           *       },
+           *       "entry_node_ids": [
+           *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *       ],
+           *       "created_at": "2026-01-31T09:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WorkflowVersion'];
         };
       };
@@ -7293,6 +14131,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "Body is not JSON, not an object, or has unknown fields.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7304,6 +14152,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7313,6 +14171,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7322,15 +14190,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such workflow.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `version_conflict`: too many versions of this workflow were being created at once; retry. */
+      /** @description Too many versions of this workflow were being created at once (`version_conflict`); retry. */
       409: {
         headers: {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/version_conflict",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "Too many versions of this workflow were being created at once.",
+           *       "code": "version_conflict",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7340,6 +14228,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "The definition is not valid.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/definition",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7351,6 +14257,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7360,6 +14276,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7383,6 +14309,66 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *       "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+           *       "version": 2,
+           *       "definition": {
+           *         "nodes": [
+           *           {
+           *             "id": "5b0c8e2a-7d41-4f3b-9a6e-000000000001",
+           *             "name": "classify",
+           *             "type": "agent",
+           *             "config": {
+           *               "model": "local/echo",
+           *               "system_prompt": "Answer \"urgent\" or \"normal\"."
+           *             }
+           *           },
+           *           {
+           *             "id": "5b0c8e2a-7d41-4f3b-9a6e-000000000002",
+           *             "name": "is urgent",
+           *             "type": "condition",
+           *             "config": {}
+           *           },
+           *           {
+           *             "id": "5b0c8e2a-7d41-4f3b-9a6e-000000000003",
+           *             "name": "page",
+           *             "type": "http",
+           *             "config": {
+           *               "method": "POST",
+           *               "url": "https://hooks.example.com/page",
+           *               "body": {
+           *                 "text": "{{ $.query }}"
+           *               }
+           *             },
+           *             "retry": {
+           *               "max_attempts": 3,
+           *               "backoff_ms": 1000,
+           *               "backoff_multiplier": 2,
+           *               "max_backoff_ms": 60000,
+           *               "jitter": true
+           *             }
+           *           }
+           *         ],
+           *         "edges": [
+           *           {
+           *             "from": "5b0c8e2a-7d41-4f3b-9a6e-000000000001",
+           *             "to": "5b0c8e2a-7d41-4f3b-9a6e-000000000002"
+           *           },
+           *           {
+           *             "from": "5b0c8e2a-7d41-4f3b-9a6e-000000000002",
+           *             "to": "5b0c8e2a-7d41-4f3b-9a6e-000000000003",
+           *             "when": "$contains($string($), \"urgent\")"
+           *           }
+           *         ]
+           *       },
+           *       "entry_node_ids": [
+           *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *       ],
+           *       "created_at": "2026-01-31T09:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WorkflowVersion'];
         };
       };
@@ -7394,6 +14380,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7403,6 +14399,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7412,6 +14418,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such workflow, or it has no version yet.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7423,6 +14439,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7432,6 +14458,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7455,6 +14491,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "entry_nodes": [
+           *         {
+           *           "id": "5b0c8e2a-7d41-4f3b-9a6e-000000000001",
+           *           "name": "classify",
+           *           "type": "agent"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['WorkflowEntryNodes'];
         };
       };
@@ -7466,6 +14513,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7475,6 +14532,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7484,6 +14551,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such workflow version.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7495,6 +14572,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7504,6 +14591,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7516,8 +14613,14 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
+        /**
+         * @example {
+         *       "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+         *       "title": "Ticket SUP-1042"
+         *     }
+         */
         'application/json': components['schemas']['CreateChatRequest'];
       };
     };
@@ -7528,6 +14631,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+           *       "title": "Ticket SUP-1042",
+           *       "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+           *       "machine_id": null,
+           *       "created_at": "2026-01-31T09:29:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Chat'];
         };
       };
@@ -7537,6 +14649,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "Body is not JSON, not an object, or has unknown fields.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7548,6 +14670,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7557,6 +14689,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7566,6 +14708,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "A field is malformed, or workflow_id is not a workflow of this account.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/workflow_id",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7577,6 +14737,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7586,6 +14756,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7609,6 +14789,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+           *       "title": "Ticket SUP-1042",
+           *       "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+           *       "machine_id": null,
+           *       "created_at": "2026-01-31T09:29:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Chat'];
         };
       };
@@ -7620,6 +14809,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7629,6 +14828,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7638,6 +14847,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such chat.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7649,6 +14868,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7658,6 +14887,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7679,6 +14918,40 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "type": "workflow_request.completed",
+         *       "timestamp": "2026-01-31T09:30:02.000Z",
+         *       "data": {
+         *         "id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+         *         "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+         *         "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+         *         "entry_node_ids": [
+         *           "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+         *         ],
+         *         "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+         *         "billing_user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+         *         "parent_node_execution_id": null,
+         *         "parent_workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+         *         "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+         *         "status": "completed",
+         *         "payload": {
+         *           "query": "The checkout page is down for every customer."
+         *         },
+         *         "query": "The checkout page is down for every customer.",
+         *         "metadata": null,
+         *         "error": null,
+         *         "usage": {
+         *           "input_tokens": 9,
+         *           "output_tokens": 9,
+         *           "cost_micro_usd": 327
+         *         },
+         *         "started_at": "2026-01-31T09:40:00.100Z",
+         *         "completed_at": "2026-01-31T09:40:02.400Z",
+         *         "created_at": "2026-01-31T09:40:00.000Z"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['WorkflowRequestCompletedWebhook'];
       };
     };
@@ -7722,6 +14995,40 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "type": "workflow_request.failed",
+         *       "timestamp": "2026-01-31T09:30:02.000Z",
+         *       "data": {
+         *         "id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+         *         "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+         *         "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+         *         "entry_node_ids": [
+         *           "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+         *         ],
+         *         "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+         *         "billing_user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+         *         "parent_node_execution_id": null,
+         *         "parent_workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+         *         "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+         *         "status": "failed",
+         *         "payload": {
+         *           "query": "The checkout page is down for every customer."
+         *         },
+         *         "query": "The checkout page is down for every customer.",
+         *         "metadata": null,
+         *         "error": null,
+         *         "usage": {
+         *           "input_tokens": 9,
+         *           "output_tokens": 9,
+         *           "cost_micro_usd": 327
+         *         },
+         *         "started_at": "2026-01-31T09:40:00.100Z",
+         *         "completed_at": "2026-01-31T09:40:02.400Z",
+         *         "created_at": "2026-01-31T09:40:00.000Z"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['WorkflowRequestFailedWebhook'];
       };
     };
@@ -7765,6 +15072,40 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "type": "workflow_request.stopped",
+         *       "timestamp": "2026-01-31T09:30:02.000Z",
+         *       "data": {
+         *         "id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+         *         "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+         *         "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+         *         "entry_node_ids": [
+         *           "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+         *         ],
+         *         "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+         *         "billing_user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+         *         "parent_node_execution_id": null,
+         *         "parent_workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+         *         "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+         *         "status": "stopped",
+         *         "payload": {
+         *           "query": "The checkout page is down for every customer."
+         *         },
+         *         "query": "The checkout page is down for every customer.",
+         *         "metadata": null,
+         *         "error": null,
+         *         "usage": {
+         *           "input_tokens": 9,
+         *           "output_tokens": 9,
+         *           "cost_micro_usd": 327
+         *         },
+         *         "started_at": "2026-01-31T09:40:00.100Z",
+         *         "completed_at": "2026-01-31T09:40:02.400Z",
+         *         "created_at": "2026-01-31T09:40:00.000Z"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['WorkflowRequestStoppedWebhook'];
       };
     };
@@ -7808,6 +15149,33 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "type": "run.completed",
+         *       "timestamp": "2026-01-31T09:30:02.000Z",
+         *       "data": {
+         *         "id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+         *         "status": "completed",
+         *         "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+         *         "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+         *         "chat_id": null,
+         *         "input": "Hello!",
+         *         "output": "Hello!",
+         *         "failure": null,
+         *         "usage": {
+         *           "input_tokens": 1,
+         *           "output_tokens": 1,
+         *           "cost_micro_usd": 12
+         *         },
+         *         "metadata": {
+         *           "ticket": "SUP-1042"
+         *         },
+         *         "created_at": "2026-01-31T09:30:00.000Z",
+         *         "started_at": "2026-01-31T09:30:01.000Z",
+         *         "completed_at": "2026-01-31T09:30:05.000Z"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['RunCompletedWebhook'];
       };
     };
@@ -7851,6 +15219,33 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "type": "run.failed",
+         *       "timestamp": "2026-01-31T09:30:02.000Z",
+         *       "data": {
+         *         "id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+         *         "status": "failed",
+         *         "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+         *         "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+         *         "chat_id": null,
+         *         "input": "Hello!",
+         *         "output": "Hello!",
+         *         "failure": null,
+         *         "usage": {
+         *           "input_tokens": 1,
+         *           "output_tokens": 1,
+         *           "cost_micro_usd": 12
+         *         },
+         *         "metadata": {
+         *           "ticket": "SUP-1042"
+         *         },
+         *         "created_at": "2026-01-31T09:30:00.000Z",
+         *         "started_at": "2026-01-31T09:30:01.000Z",
+         *         "completed_at": "2026-01-31T09:30:05.000Z"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['RunFailedWebhook'];
       };
     };
@@ -7894,6 +15289,33 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "type": "run.cancelled",
+         *       "timestamp": "2026-01-31T09:30:02.000Z",
+         *       "data": {
+         *         "id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+         *         "status": "cancelled",
+         *         "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+         *         "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+         *         "chat_id": null,
+         *         "input": "Hello!",
+         *         "output": "Hello!",
+         *         "failure": null,
+         *         "usage": {
+         *           "input_tokens": 1,
+         *           "output_tokens": 1,
+         *           "cost_micro_usd": 12
+         *         },
+         *         "metadata": {
+         *           "ticket": "SUP-1042"
+         *         },
+         *         "created_at": "2026-01-31T09:30:00.000Z",
+         *         "started_at": "2026-01-31T09:30:01.000Z",
+         *         "completed_at": "2026-01-31T09:30:05.000Z"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['RunCancelledWebhook'];
       };
     };
@@ -7937,6 +15359,25 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "type": "interaction.created",
+         *       "timestamp": "2026-01-31T09:30:02.000Z",
+         *       "data": {
+         *         "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+         *         "type": "approval",
+         *         "status": "pending",
+         *         "prompt": "The run asks to call the tool tickets__close with the arguments {\"id\":\"SUP-1042\"}. Allow it?",
+         *         "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+         *         "workflow_request_id": null,
+         *         "node_execution_id": null,
+         *         "response": null,
+         *         "created_at": "2026-01-31T09:30:03.000Z",
+         *         "resolved_at": null,
+         *         "expires_at": "2026-02-01T09:30:03.000Z"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['InteractionCreatedWebhook'];
       };
     };
@@ -7980,6 +15421,42 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "type": "evaluation.completed",
+         *       "timestamp": "2026-01-31T09:30:02.000Z",
+         *       "data": {
+         *         "id": "eval_0mwvm5a11Lp4QzR8sT2vW6xYk",
+         *         "name": "Greeting regression",
+         *         "status": "completed",
+         *         "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+         *         "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+         *         "run": true,
+         *         "case_count": 1,
+         *         "attempts_per_case": 2,
+         *         "attempt_count": 2,
+         *         "recorded_attempts": 2,
+         *         "ended_attempts": 2,
+         *         "results": {
+         *           "per_case": [
+         *             {
+         *               "case_id": "hello",
+         *               "attempts": 2,
+         *               "passed": 1,
+         *               "pass_rate": 0.5,
+         *               "run_statuses": {
+         *                 "completed": 2
+         *               }
+         *             }
+         *           ],
+         *           "pass_rate": 0.5
+         *         },
+         *         "failure": null,
+         *         "created_at": "2026-01-31T09:00:00.000Z",
+         *         "completed_at": "2026-01-31T09:02:10.000Z"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['EvaluationCompletedWebhook'];
       };
     };

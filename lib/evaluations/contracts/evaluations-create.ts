@@ -30,7 +30,7 @@ export const EvaluationsCreate = defineEndpoint({
         400: 'A bad body (`invalid_json`, `invalid_body`, `unknown_field`), or a missing or malformed Idempotency-Key.',
         409: 'An idempotency conflict (`idempotency_key_conflict`; `idempotency_key_in_flight`, with `Retry-After`).',
         422: 'A field is missing or invalid, or names no harness or machine of the account (`validation_failed`; a case’s `input` nested too deep: code `too_deep`); with `run: true`, the harness cannot run here (`harness_not_runnable`).',
-        403: 'With `run: true`: a usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD (`insufficient_balance`).',
+        403: 'A usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD (`insufficient_balance`; only with `run: true`).',
         ...USAGE_REFUSALS,
       }),
     ),

@@ -12,6 +12,8 @@ export const EvaluationsGet = defineEndpoint({
   table: 'read',
   operationId: 'getEvaluation',
   summary: 'Get an evaluation with its cases and attempts',
+  description:
+    'The evaluation, each case with the attempts recorded for it (by `attempt_index`) and, once `completed`, its `results`: per case the attempts, how many passed and the pass rate, and the pass rate over every case with a check.',
   tags: [EVALUATIONS_TAG],
   responses: () =>
     import('../openapi/evaluations-responses.js').then(({ EvaluationSchema, EVALUATION_NOT_FOUND }) => ({

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { withExample } from '#platform/http/common-schemas.js';
+import { v2Page } from '#platform/openapi/pagination.js';
 import { RUN_STATUSES } from '#runs/model.js';
 import { CHECK_TYPES, ENDED_RUN_STATUSES, EVALUATION_STATUSES } from '../model.js';
 
@@ -49,38 +51,97 @@ const evaluationFields = {
   completed_at: z.string().nullable().meta({ description: 'When it left `running` (completed, cancelled or failed).' }),
 };
 
-export const EvaluationSummarySchema = z.object(evaluationFields).meta({ id: 'EvaluationSummary' });
+const RUN_ID = 'run_0mwvm6w71Qx3LhT0pV9sKe2bA';
 
-export const AttemptSchema = z
-  .object({
-    case_id: z.string(),
-    attempt_index: z.number().int(),
-    run_id: z.string(),
-    recorded_at: z.string(),
-    run_status: z.enum(ENDED_RUN_STATUSES).nullable().meta({ description: 'How the run ended; null until its end is recorded (within seconds of it).' }),
-    passed: z.boolean().nullable().meta({ description: 'Whether the output passed the case’s check; null without a check, or before the run ended.' }),
-    check_error: z.string().nullable().meta({ description: 'Why the check could not pass: the run failed or was cancelled, or the JSONata predicate failed.' }),
-    ended_at: z.string().nullable(),
-  })
-  .meta({ id: 'EvaluationAttempt' });
+/** A completed evaluation of one case and two attempts, one of which passed. */
+const SUMMARY_EXAMPLE = {
+  id: 'eval_0mwvm5a11Lp4QzR8sT2vW6xYk',
+  name: 'Greeting regression',
+  status: 'completed',
+  harness_id: 'h_0mwvm5z02Rk7VdJ2nW4yTq8cB',
+  machine_id: 'mch_0mwvm6w715Up1NimNL49uBANV',
+  run: true,
+  case_count: 1,
+  attempts_per_case: 2,
+  attempt_count: 2,
+  recorded_attempts: 2,
+  ended_attempts: 2,
+  results: { per_case: [{ case_id: 'hello', attempts: 2, passed: 1, pass_rate: 0.5, run_statuses: { completed: 2 } }], pass_rate: 0.5 },
+  failure: null,
+  created_at: '2026-01-31T09:00:00.000Z',
+  completed_at: '2026-01-31T09:02:10.000Z',
+} as const;
 
-export const EvaluationSchema = z
-  .object({
-    ...evaluationFields,
-    cases: z.array(
-      z.object({
-        id: z.string(),
-        input: z.union([z.string(), z.record(z.string(), z.unknown())]),
-        expected: z.object({ type: z.enum(CHECK_TYPES), value: z.string() }).nullable(),
-        attempts: z.array(AttemptSchema).meta({ description: 'The attempts recorded for the case, by `attempt_index`.' }),
-      }),
-    ),
-  })
-  .meta({ id: 'Evaluation' });
+const ATTEMPT_EXAMPLE = {
+  case_id: 'hello',
+  attempt_index: 0,
+  run_id: RUN_ID,
+  recorded_at: '2026-01-31T09:00:01.000Z',
+  run_status: 'completed',
+  passed: true,
+  check_error: null,
+  ended_at: '2026-01-31T09:00:05.000Z',
+} as const;
 
-export const EvaluationList = z
-  .object({ data: z.array(EvaluationSummarySchema), page: z.object({ has_more: z.boolean(), next_cursor: z.string().nullable() }) })
-  .meta({ id: 'EvaluationList' });
+export const EvaluationSummarySchema = withExample(z.object(evaluationFields).meta({ id: 'EvaluationSummary' }), SUMMARY_EXAMPLE);
+
+export const AttemptSchema = withExample(
+  z
+    .object({
+      case_id: z.string(),
+      attempt_index: z.number().int(),
+      run_id: z.string(),
+      recorded_at: z.string(),
+      run_status: z.enum(ENDED_RUN_STATUSES).nullable().meta({ description: 'How the run ended; null until its end is recorded (within seconds of it).' }),
+      passed: z.boolean().nullable().meta({ description: 'Whether the output passed the case’s check; null without a check, or before the run ended.' }),
+      check_error: z
+        .string()
+        .nullable()
+        .meta({ description: 'Why the check could not pass: the run failed or was cancelled, or the JSONata predicate failed.' }),
+      ended_at: z.string().nullable(),
+    })
+    .meta({ id: 'EvaluationAttempt' }),
+  ATTEMPT_EXAMPLE,
+);
+
+export const EvaluationSchema = withExample(
+  z
+    .object({
+      ...evaluationFields,
+      cases: z.array(
+        z.object({
+          id: z.string(),
+          input: z.union([z.string(), z.record(z.string(), z.unknown())]),
+          expected: z.object({ type: z.enum(CHECK_TYPES), value: z.string() }).nullable(),
+          attempts: z.array(AttemptSchema).meta({ description: 'The attempts recorded for the case, by `attempt_index`.' }),
+        }),
+      ),
+    })
+    .meta({ id: 'Evaluation' }),
+  {
+    ...SUMMARY_EXAMPLE,
+    cases: [
+      {
+        id: 'hello',
+        input: 'Hello!',
+        expected: { type: 'exact', value: 'Hello!' },
+        attempts: [
+          ATTEMPT_EXAMPLE,
+          {
+            ...ATTEMPT_EXAMPLE,
+            attempt_index: 1,
+            run_id: 'run_0mwvm6w72Bn5KcM1dF9gH3jLq',
+            passed: false,
+            check_error: null,
+            ended_at: '2026-01-31T09:02:09.000Z',
+          },
+        ],
+      },
+    ],
+  },
+);
+
+export const EvaluationList = v2Page(EvaluationSummarySchema, { id: 'EvaluationList', itemsDescription: 'Newest first, without their cases.' });
 
 /** What every route on one evaluation by id answers when it is not the caller's to see. */
 export const EVALUATION_NOT_FOUND = "No such evaluation, a malformed id, or another account's (indistinguishable, `not_found`).";

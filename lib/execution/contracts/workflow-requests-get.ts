@@ -12,6 +12,8 @@ export const WorkflowRequestsGet = defineEndpoint({
   table: 'read',
   operationId: 'getWorkflowRequest',
   summary: 'A workflow request',
+  description:
+    'The request as it is now: its status, what its node executions used so far (`usage`), and its `error` once failed. Its node executions are in `GET /v1/workflow-requests/{id}/tree`, live in `GET /v1/workflow-requests/{id}/listen`.',
   tags: [WORKFLOW_REQUESTS_TAG],
   responses: () =>
     import('../openapi/workflow-requests-responses.js').then(({ WorkflowRequestSchema, REQUEST_NOT_FOUND }) => ({

@@ -13,6 +13,8 @@ export const WorkflowRequestsList = defineEndpoint({
   serviceKey: true,
   operationId: 'listWorkflowRequests',
   summary: 'History of workflow requests, newest first',
+  description:
+    'The account’s workflow requests, newest first, optionally only those of a chat (`chat_id`), of a workflow (`workflow_id`) or in one `status`, paged with `limit` (1 to 100, default 20) and `cursor`; a cursor used with other filters is 400 `cursor_filter_mismatch`.',
   tags: [WORKFLOW_REQUESTS_TAG],
   responses: () =>
     import('../openapi/workflow-requests-responses.js').then(({ WorkflowRequestList }) => ({

@@ -36,7 +36,7 @@ export const HooksEvents = defineEndpoint({
   tags: [HOOKS_TAG],
   responses: () =>
     Promise.all([import('../openapi/hooks-responses.js'), import('#usage/openapi/usage-responses.js')]).then(
-      ([{ HookEventAccepted, EVENT_IN_FLIGHT }, { USAGE_REFUSALS }]) => ({
+      ([{ HookEventAccepted, EVENT_IN_FLIGHT }, { USAGE_REFUSALS, USAGE_WINDOW_FULL }]) => ({
         202: { description: 'Started, or the first answer to this `webhook-id` again.', schema: HookEventAccepted },
         400: 'The body is not JSON (`invalid_json`, also an empty body) or not a JSON object (`invalid_body`).',
         401: 'Missing webhook headers, a timestamp more than 5 minutes from now, or no signature that matches the hook’s secret (`invalid_signature`).',
@@ -47,8 +47,7 @@ export const HooksEvents = defineEndpoint({
         422: 'The body nests objects and arrays too deep (`validation_failed`, code `too_deep`), or the hook’s version can no longer run here (`validation_failed`), as running it would answer.',
         429: {
           ...USAGE_REFUSALS[429],
-          description:
-            'A plan usage window (5 hours or a week) is full and extra usage is off: `usage_window_exceeded`, the body the usage-window quota document (`error`, `retry_after_seconds`) as members of the problem document, `Retry-After` equal to `retry_after_seconds`. Or the account made more requests than its rate allows, events and bearer calls together, or its workflow requests and runs in progress are at its limit (`rate_limited`, `Retry-After`). Nothing started, nothing remembered.',
+          description: `${USAGE_WINDOW_FULL} Or the account made more requests than its rate allows, events and bearer calls together, or its workflow requests and runs in progress are at its limit (\`rate_limited\`, \`Retry-After\`). Nothing started, nothing remembered.`,
         },
       }),
     ),

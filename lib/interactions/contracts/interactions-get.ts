@@ -12,6 +12,8 @@ export const InteractionsGet = defineEndpoint({
   table: 'read',
   operationId: 'getInteraction',
   summary: 'An interaction',
+  description:
+    'A question (`answer`, from a run’s `ask_user`) or an approval (`approval`, before a tool call that requires one, or an approval node of a workflow request), `pending` until answered (POST …/respond), expired or cancelled; then `response` holds the answer.',
   tags: [INTERACTIONS_TAG],
   responses: () =>
     import('../openapi/interactions-responses.js').then(({ InteractionSchema, INTERACTION_NOT_FOUND }) => ({

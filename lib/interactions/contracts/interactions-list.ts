@@ -13,6 +13,8 @@ export const InteractionsList = defineEndpoint({
   serviceKey: true,
   operationId: 'listInteractions',
   summary: 'Pending questions and approvals',
+  description:
+    'The account’s interactions, newest first, optionally only those of a run (`run_id`), of a workflow request (`workflow_request_id`) or in one `status`, paged with `limit` (1 to 100, default 20) and `cursor`; a cursor used with other filters is 400 `cursor_filter_mismatch`.',
   tags: [INTERACTIONS_TAG],
   responses: () =>
     import('../openapi/interactions-responses.js').then(({ InteractionList }) => ({

@@ -24,7 +24,7 @@ export const InteractionsRespond = defineEndpoint({
       200: { description: 'The answered interaction.', schema: InteractionSchema },
       400: 'Bad body (`invalid_json`, `invalid_body`, `unknown_field`), or a missing or malformed Idempotency-Key (`idempotency_key_required`, `idempotency_key_invalid`).',
       404: INTERACTION_NOT_FOUND,
-      409: '`interaction_not_pending`, or an idempotency conflict (`idempotency_key_conflict`; `idempotency_key_in_flight`, with `Retry-After`).',
-      422: '`validation_failed`, or `interaction_type_mismatch`.',
+      409: 'The interaction was answered, has expired or was cancelled (`interaction_not_pending`), or an idempotency conflict (`idempotency_key_conflict`; `idempotency_key_in_flight`, with `Retry-After`).',
+      422: 'A field is missing or malformed (`validation_failed`), or the response’s `type` is not the interaction’s (`interaction_type_mismatch`).',
     })),
 });

@@ -28,3 +28,34 @@ export const boundedJson = <T extends z.ZodType>(schema: T, maxDepth = JSON_MAX_
     error: `must nest objects and arrays at most ${maxDepth} levels deep`,
     params: { code: 'too_deep' },
   }) as T;
+
+/** `T`, also as a constant written `as const` (every level read-only). */
+type Example<T> = T extends readonly (infer U)[] ? readonly Example<U>[] : T extends object ? { readonly [K in keyof T]: Example<T[K]> } : T;
+
+/**
+ * Records `example` as the example of `schema` (JSON Schema's `examples`): the
+ * document shows it on every request or response body of that schema, and a
+ * unit test checks it against the schema. The registry entry is amended, not
+ * cloned, because a clone would be a second schema of the same `id`.
+ */
+export const withExample = <S extends z.ZodType>(schema: S, example: Example<z.input<S>>): S => {
+  z.globalRegistry.add(schema, { ...z.globalRegistry.get(schema), examples: [example] });
+  return schema;
+};
+
+const DOCUMENTED_AS = new WeakMap<z.ZodType, () => z.ZodType>();
+
+/**
+ * States that the document describes `schema` as `documented()`: for a body
+ * whose use case, not its parser, checks part of it (so that every fault is
+ * answered at once), the stricter schema a client should be typed against.
+ * A thunk, so that a handler never builds it.
+ */
+export const documentedAs = <S extends z.ZodType>(schema: S, documented: () => z.ZodType): S => {
+  let built: z.ZodType | undefined;
+  DOCUMENTED_AS.set(schema, () => (built ??= documented()));
+  return schema;
+};
+
+/** The schema the document states for `schema`: what `documentedAs` named, or itself. */
+export const documentationOf = (schema: z.ZodType): z.ZodType => DOCUMENTED_AS.get(schema)?.() ?? schema;

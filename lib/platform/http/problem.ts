@@ -6,7 +6,7 @@ export type ErrorFormat = 'problem' | 'message';
 
 // node:http's STATUS_CODES would load the whole HTTP stack (about 4 ms of a
 // cold start) for a few strings. RFC 9110's names for the statuses the service answers.
-const TITLES: Record<number, string> = {
+export const TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
   402: 'Payment Required',

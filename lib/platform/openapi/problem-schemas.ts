@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { withExample } from '../http/common-schemas.js';
 
 export const FieldErrorSchema = z
   .object({
@@ -21,4 +22,5 @@ export const ProblemSchema = z
   })
   .meta({ id: 'Problem' });
 
-export const MessageSchema = z.object({ message: z.string() }).meta({ id: 'Message' });
+// Also the answer of a revoke, whose example this is; a refusal's example is its own.
+export const MessageSchema = withExample(z.object({ message: z.string() }).meta({ id: 'Message' }), { message: 'Token revoked.' });

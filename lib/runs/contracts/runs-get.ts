@@ -12,6 +12,8 @@ export const RunsGet = defineEndpoint({
   table: 'read',
   operationId: 'getRun',
   summary: 'Get a run',
+  description:
+    'The run as it is now: its status, its `output` once it completed, its `failure` once it failed (`code`, `message` for a person, `retryable`), and what it used so far (`usage`). Its events, one per step, are in `GET /v2/runs/{id}/events`.',
   tags: [RUNS_TAG],
   responses: () =>
     import('../openapi/runs-responses.js').then(({ RunSchema, RUN_NOT_FOUND }) => ({

@@ -1,57 +1,90 @@
 import * as z from 'zod';
+import { withExample } from '#platform/http/common-schemas.js';
 import type { ResponseDoc } from '#platform/http/contract.js';
-import { RUN_EVENT_TYPES, RUN_STATUSES } from '../model.js';
+import { v2Page } from '#platform/openapi/pagination.js';
+import { RUN_EVENT_TYPES, RUN_STATUSES, type RunEventType } from '../model.js';
+import { RUN_ID_EXAMPLE } from './runs-responses.js';
 
-const usage = { input_tokens: z.number().int(), output_tokens: z.number().int(), cost_micro_usd: z.number().int() };
+/** Each event type's `data`: a type without one fails to compile, so the union below is every event the runs record. */
+const DATA = {
+  'run.status': z.object({ status: z.enum(RUN_STATUSES) }),
+  message: z.object({ role: z.enum(['user', 'assistant']), text: z.string() }),
+  tool_call: z.object({ call_id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) }),
+  tool_result: z.object({
+    call_id: z.string(),
+    name: z.string(),
+    text: z.string(),
+    is_error: z.boolean(),
+    denied: z.boolean().optional().meta({ description: 'The person rejected the call; it was not made.' }),
+  }),
+  interaction: z.object({ interaction_id: z.string(), type: z.enum(['approval', 'answer']), status: z.string() }),
+  usage: z
+    .object({ input_tokens: z.number().int(), output_tokens: z.number().int(), cost_micro_usd: z.number().int() })
+    .meta({ description: 'After each model turn: the run’s usage so far, its tokens and cost with machine time, as `usage` on the run.' }),
+} satisfies Record<RunEventType, z.ZodType>;
 
-export const RunEventSchema = z
-  .object({
-    id: z.string().meta({ description: 'Opaque and unique across runs; the SSE `id:` (send it back as `Last-Event-ID`).' }),
-    run_id: z.string(),
-    seq: z.number().int().min(1).meta({ description: '1, 2, 3… within the run, without gaps.' }),
-    type: z.enum(RUN_EVENT_TYPES),
-    created_at: z.string().datetime(),
-    data: z
-      .union([
-        z.object({ status: z.enum(RUN_STATUSES) }).meta({ title: 'run.status' }),
-        z.object({ role: z.enum(['user', 'assistant']), text: z.string() }).meta({ title: 'message' }),
-        z.object({ call_id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) }).meta({ title: 'tool_call' }),
-        z
-          .object({ call_id: z.string(), name: z.string(), text: z.string(), is_error: z.boolean(), denied: z.boolean().optional() })
-          .meta({ title: 'tool_result' }),
-        z.object({ interaction_id: z.string(), type: z.enum(['approval', 'answer']), status: z.string() }).meta({ title: 'interaction' }),
-        z.object(usage).meta({ title: 'usage' }),
-      ])
-      .meta({
-        description:
-          'By `type`: `run.status` {status}, `message` {role, text}, `tool_call`, `tool_result`, `interaction`, `usage` (after each model turn: the run’s usage so far, its tokens and cost with machine time, as `usage` on the run).',
-      }),
-  })
-  .meta({ id: 'RunEvent' });
+/** `tool_result` → `RunToolResultEvent`, `run.status` → `RunStatusEvent`. */
+const componentOf = (type: RunEventType) =>
+  `Run${type
+    .replace(/^run\./, '')
+    .split(/[._]/)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('')}Event`;
 
-export const RunEventListSchema = z
-  .object({
-    data: z.array(RunEventSchema).meta({ description: 'In `seq` order.' }),
-    page: z.object({
-      has_more: z.boolean().meta({ description: 'More events were written than this page holds.' }),
-      next_cursor: z
-        .string()
-        .nullable()
-        .meta({ description: 'Null once the run has ended and this page holds its last event; while it runs, the cursor to ask for later events with.' }),
-    }),
-  })
-  .meta({ id: 'RunEventList' });
+const eventOf = <T extends RunEventType>(type: T) =>
+  z
+    .object({
+      id: z.string().meta({ description: 'Opaque and unique across runs; the SSE `id:` (send it back as `Last-Event-ID`).' }),
+      run_id: z.string(),
+      seq: z.number().int().min(1).meta({ description: '1, 2, 3… within the run, without gaps.' }),
+      type: z.literal(type),
+      created_at: z.string().datetime(),
+      data: DATA[type],
+    })
+    .meta({ id: componentOf(type) });
+
+const eventId = (seq: number) => Buffer.from(`${RUN_ID_EXAMPLE}:${seq}`).toString('base64url');
+const at = (seq: number) => `2026-01-31T09:30:0${seq}.000Z`;
+
+const EVENT_SCHEMAS = RUN_EVENT_TYPES.map((type) => eventOf(type));
+
+export const RunEventSchema = withExample(
+  z
+    .discriminatedUnion('type', EVENT_SCHEMAS as [(typeof EVENT_SCHEMAS)[number], ...typeof EVENT_SCHEMAS])
+    .meta({ id: 'RunEvent', description: 'One event of a run: its `type` says which, and what its `data` is.' }),
+  { id: eventId(3), run_id: RUN_ID_EXAMPLE, seq: 3, type: 'message', created_at: at(3), data: { role: 'assistant', text: 'Hello!' } },
+);
+
+const EVENTS = [
+  { id: eventId(1), run_id: RUN_ID_EXAMPLE, seq: 1, type: 'run.status', created_at: at(1), data: { status: 'running' } },
+  { id: eventId(2), run_id: RUN_ID_EXAMPLE, seq: 2, type: 'message', created_at: at(2), data: { role: 'user', text: 'Hello!' } },
+  { id: eventId(3), run_id: RUN_ID_EXAMPLE, seq: 3, type: 'message', created_at: at(3), data: { role: 'assistant', text: 'Hello!' } },
+  { id: eventId(4), run_id: RUN_ID_EXAMPLE, seq: 4, type: 'usage', created_at: at(4), data: { input_tokens: 1, output_tokens: 1, cost_micro_usd: 12 } },
+  { id: eventId(5), run_id: RUN_ID_EXAMPLE, seq: 5, type: 'run.status', created_at: at(5), data: { status: 'completed' } },
+];
+
+export const RunEventListSchema = withExample(
+  v2Page(RunEventSchema, {
+    id: 'RunEventList',
+    itemsDescription: 'In `seq` order.',
+    nextCursorDescription:
+      'Null once the run has ended and this page holds its last event; while it runs, the cursor to ask for later events with (even when `has_more` is false).',
+  }),
+  { data: EVENTS, page: { has_more: false, next_cursor: null } },
+);
+
+const frame = (event: (typeof EVENTS)[number]) => `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 
 /** The event stream, the 200's `text/event-stream`: each message carries one `RunEvent`. */
-export const RunEventStreamSchema = z.string().meta({
-  description:
-    'Server-Sent Events: `id: <event id>\\nevent: <type>\\ndata: <RunEvent JSON>\\n\\n` per event, and `: keepalive\\n\\n` comments while nothing happens.',
-  // As the v1 stream's: OpenAPI 3.1 cannot give each event a schema, so the event's is a subschema (3.2's `itemSchema` can).
-  $defs: { data: { $ref: '#/components/schemas/RunEvent' } },
-  example:
-    'id: cnVuXzAxMjM0NTY3OGFiY2RlZmdoaWprbG1ub3A6MQ\nevent: run.status\ndata: {"id":"cnVuXzAxMjM0NTY3OGFiY2RlZmdoaWprbG1ub3A6MQ","run_id":"run_012345678abcdefghijklmnop","seq":1,"type":"run.status","created_at":"2026-01-01T00:00:00.000Z","data":{"status":"queued"}}\n\n' +
-    ': keepalive\n\n',
-});
+export const RunEventStreamSchema = withExample(
+  z.string().meta({
+    description:
+      'Server-Sent Events: `id: <event id>\\nevent: <type>\\ndata: <RunEvent JSON>\\n\\n` per event, and `: keepalive\\n\\n` comments while nothing happens.',
+    // As the v1 stream's: OpenAPI 3.1 cannot give each event a schema, so the event's is a subschema (3.2's `itemSchema` can).
+    $defs: { data: { $ref: '#/components/schemas/RunEvent' } },
+  }),
+  `${EVENTS.slice(0, 3).map(frame).join('')}: keepalive\n\n${EVENTS.slice(3).map(frame).join('')}`,
+);
 
 export const RunEventsOk: ResponseDoc = {
   description: 'A page of the run’s events (`application/json`), or their stream (`text/event-stream`), as `Accept` asks.',

@@ -1,7 +1,14 @@
 import * as z from 'zod';
+import { withExample } from '#platform/http/common-schemas.js';
+import { v2Page } from '#platform/openapi/pagination.js';
 import { RUN_FAILURE_CODES, RUN_STATUSES } from '../model.js';
 
-export const RunSchema = z
+/** The run of the examples, and its harness and machine. */
+export const RUN_ID_EXAMPLE = 'run_0mwvm6w71Qx3LhT0pV9sKe2bA';
+export const HARNESS_ID_EXAMPLE = 'h_0mwvm5z02Rk7VdJ2nW4yTq8cB';
+export const MACHINE_ID_EXAMPLE = 'mch_0mwvm6w715Up1NimNL49uBANV';
+
+const RunObject = z
   .object({
     id: z.string().meta({ description: '`run_` followed by an opaque part.' }),
     status: z.enum(RUN_STATUSES).meta({
@@ -27,9 +34,23 @@ export const RunSchema = z
   })
   .meta({ id: 'Run' });
 
-export const RunList = z
-  .object({ data: z.array(RunSchema), page: z.object({ has_more: z.boolean(), next_cursor: z.string().nullable() }) })
-  .meta({ id: 'RunList' });
+export const RunSchema = withExample(RunObject, {
+  id: RUN_ID_EXAMPLE,
+  status: 'completed',
+  harness_id: HARNESS_ID_EXAMPLE,
+  machine_id: MACHINE_ID_EXAMPLE,
+  chat_id: null,
+  input: 'Hello!',
+  output: 'Hello!',
+  failure: null,
+  usage: { input_tokens: 1, output_tokens: 1, cost_micro_usd: 12 },
+  metadata: { ticket: 'SUP-1042' },
+  created_at: '2026-01-31T09:30:00.000Z',
+  started_at: '2026-01-31T09:30:01.000Z',
+  completed_at: '2026-01-31T09:30:05.000Z',
+});
+
+export const RunList = v2Page(RunSchema, { id: 'RunList', itemsDescription: 'Newest first.' });
 
 /** What every route on one run by id answers when it is not the caller's to see. */
 export const RUN_NOT_FOUND = "No such run, a malformed id, or another account's (indistinguishable, `not_found`).";

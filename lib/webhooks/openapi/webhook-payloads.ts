@@ -1,11 +1,13 @@
 import * as z from 'zod';
+import { withExample } from '#platform/http/common-schemas.js';
+import { exampleOf } from '#platform/openapi/examples.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../model.js';
 
 /**
  * The deliveries as the OpenAPI document's `webhooks` (one per event type):
  * the body `{type, timestamp, data}` and the Standard Webhooks headers. The
- * composition (lib/app/openapi/document.ts) passes each type's `data`
- * schema, the resource as its feature's API shows it.
+ * composition (the app's document) passes each type's `data` schema, the
+ * resource as its feature's API shows it.
  */
 
 /** What each type's `data` is, said in its description. */
@@ -50,6 +52,13 @@ export interface WebhookDoc {
   responses: Record<number, string>;
 }
 
+/** The example of `data`: its schema's, in the state its event tells (`run.failed`: a failed run). */
+function dataExample(type: WebhookEventType, schema: z.ZodType): unknown {
+  const example = exampleOf(schema) as Record<string, unknown> | undefined;
+  const state = type.split('.')[1];
+  return example && 'status' in example && state !== 'created' ? { ...example, status: state } : example;
+}
+
 export function webhookDocs(dataSchemas: Readonly<Record<WebhookEventType, z.ZodType>>): WebhookDoc[] {
   return WEBHOOK_EVENT_TYPES.map((type) => ({
     name: type,
@@ -57,13 +66,16 @@ export function webhookDocs(dataSchemas: Readonly<Record<WebhookEventType, z.Zod
     summary: `The ${type} event`,
     description: `POSTed to each enabled endpoint subscribed to \`${type}\` once per event, signed per Standard Webhooks; \`data\` is ${DATA_OF[type]}.`,
     headers: WebhookHeaders,
-    body: z
-      .object({
-        type: z.literal(type),
-        timestamp: z.string().datetime().meta({ description: 'When the event happened (the same on every attempt).' }),
-        data: dataSchemas[type],
-      })
-      .meta({ id: componentId(type) }),
+    body: withExample(
+      z
+        .object({
+          type: z.literal(type),
+          timestamp: z.string().datetime().meta({ description: 'When the event happened (the same on every attempt).' }),
+          data: dataSchemas[type],
+        })
+        .meta({ id: componentId(type) }),
+      { type, timestamp: '2026-01-31T09:30:02.000Z', data: dataExample(type, dataSchemas[type]) },
+    ),
     responses: {
       200: 'Any 2xx delivers the event; the body of the answer is ignored.',
       410: 'Disables the endpoint: it receives nothing more until `PATCH /v1/webhook-endpoints/{id}` with `disabled: false`.',

@@ -11,6 +11,7 @@ export const ChatsGet = defineEndpoint({
   table: 'read',
   operationId: 'getChat',
   summary: 'Get a chat',
+  description: 'The chat, with the machine its first run bound it to (`machine_id`, null before that run).',
   tags: [CHATS_TAG],
   responses: () =>
     import('../openapi/chats-responses.js').then(({ ChatSchema }) => ({

@@ -24,7 +24,7 @@ export const WorkflowVersionsCreate = defineEndpoint({
     import('../openapi/workflow-versions-responses.js').then(({ WorkflowVersionSchema }) => ({
       201: { description: 'The version.', schema: WorkflowVersionSchema },
       404: 'No such workflow (`not_found`).',
-      409: '`version_conflict`: too many versions of this workflow were being created at once; retry.',
+      409: 'Too many versions of this workflow were being created at once (`version_conflict`); retry.',
       422: 'The definition is not valid (`validation_failed`, one entry per fault).',
     })),
 });

@@ -12,6 +12,8 @@ export const WorkflowVersionsLatest = defineEndpoint({
   table: 'read',
   operationId: 'getLatestWorkflowVersion',
   summary: 'Get the latest version of a workflow',
+  description:
+    'The version with the highest number: its definition as stored (every node with its id, its config with the defaults applied; edges by node id) and its entry nodes.',
   tags: [WORKFLOWS_TAG],
   responses: () =>
     import('../openapi/workflow-versions-responses.js').then(({ WorkflowVersionSchema }) => ({

@@ -12,6 +12,7 @@ export const WorkflowsGet = defineEndpoint({
   table: 'read',
   operationId: 'getWorkflow',
   summary: 'Get a workflow',
+  description: 'The workflow, with the id of its latest version (`latest_version_id`, null before the first).',
   tags: [WORKFLOWS_TAG],
   responses: () =>
     import('../openapi/workflows-responses.js').then(({ WorkflowSchema }) => ({

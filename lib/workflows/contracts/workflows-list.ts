@@ -19,6 +19,6 @@ export const WorkflowsList = defineEndpoint({
   responses: () =>
     import('../openapi/workflows-responses.js').then(({ ListWorkflowsResponse }) => ({
       200: { description: 'A page of workflows.', schema: ListWorkflowsResponse },
-      400: '`invalid_parameter`, `cursor_invalid` or `cursor_filter_mismatch`.',
+      400: 'A bad parameter or cursor (`invalid_parameter`, `cursor_invalid`, `cursor_filter_mismatch`).',
     })),
 });

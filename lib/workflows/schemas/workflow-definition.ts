@@ -3,9 +3,9 @@ import { boundedJson, JSON_DEPTH_RULE } from '#platform/http/common-schemas.js';
 
 /**
  * A workflow version's `definition` (decisions.md, Workflow definitions):
- * `{nodes, edges}`, a DAG. These schemas check shape only; graph rules
- * (unique ids, edges between existing nodes, no cycles, JSONata that
- * compiles) are checked by lib/workflows/definition-validation.ts.
+ * `{nodes, edges}`, a DAG. These schemas check shape only; the configs and
+ * the graph rules (unique ids, edges between existing nodes, no cycles,
+ * JSONata that compiles) are checked by lib/workflows/definition-validation.ts.
  */
 export const NODE_TYPES = ['agent', 'http', 'transform', 'condition', 'approval', 'workflow'] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
@@ -22,25 +22,44 @@ export const RetryPolicy = z
   })
   .meta({ id: 'RetryPolicy' });
 
-export const TransformConfig = z.strictObject({ expression: z.string().min(1).max(20_000) });
-export const ConditionConfig = z.strictObject({});
-export const ApprovalConfig = z.strictObject({ prompt: z.string().max(10_000).optional() });
-export const AgentConfig = z.strictObject({
-  model: z.string().regex(/^[a-z0-9-]+\/.+$/, { error: 'must be <provider>/<model>' }),
-  system_prompt: z.string().max(100_000).default(''),
-  tools: z.array(z.strictObject({ name: z.string().min(1), require_approval: z.boolean().optional() })).optional(),
-});
-export const HttpConfig = z.strictObject({
-  method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']),
-  url: z.string().min(1).max(8192),
-  headers: z.record(z.string(), z.string()).optional(),
-  body: z.unknown().optional(),
-  timeout_ms: z.number().int().min(1).max(900_000).optional(),
-});
-export const WorkflowNodeConfig = z.strictObject({
-  workflow_version_id: z.guid(),
-  entry_node_ids: z.array(z.guid()).optional(),
-});
+export const TransformConfig = z
+  .strictObject({ expression: z.string().min(1).max(20_000).meta({ description: 'JSONata over the node’s input; its result is the node’s `output_data`.' }) })
+  .meta({ id: 'TransformConfig' });
+export const ConditionConfig = z
+  .strictObject({})
+  .meta({ id: 'ConditionConfig', description: 'Nothing: the `when` of its outgoing edges, JSONata predicates over its input, choose the branches.' });
+export const ApprovalConfig = z
+  .strictObject({ prompt: z.string().max(10_000).optional().meta({ description: 'What the person is asked.' }) })
+  .meta({ id: 'ApprovalConfig' });
+export const AgentConfig = z
+  .strictObject({
+    model: z
+      .string()
+      .regex(/^[a-z0-9-]+\/.+$/, { error: 'must be <provider>/<model>' })
+      .meta({ description: '`<provider>/<model>`, e.g. `local/echo`.' }),
+    system_prompt: z.string().max(100_000).default(''),
+    tools: z.array(z.strictObject({ name: z.string().min(1), require_approval: z.boolean().optional() })).optional(),
+  })
+  .meta({ id: 'AgentConfig' });
+export const HttpConfig = z
+  .strictObject({
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']),
+    url: z
+      .string()
+      .min(1)
+      .max(8192)
+      .meta({ description: 'An `https:` URL; `{{ }}` templates (JSONata over the input) may fill it, the header values and the body’s strings.' }),
+    headers: z.record(z.string(), z.string()).optional(),
+    body: z.unknown().optional(),
+    timeout_ms: z.number().int().min(1).max(900_000).optional(),
+  })
+  .meta({ id: 'HttpConfig' });
+export const WorkflowNodeConfig = z
+  .strictObject({
+    workflow_version_id: z.guid().meta({ description: 'A version of the account’s: it runs as a child request.' }),
+    entry_node_ids: z.array(z.guid()).optional().meta({ description: 'Where the child starts; its version’s entry nodes by default.' }),
+  })
+  .meta({ id: 'SubworkflowConfig' });
 
 export const NODE_CONFIG_SCHEMAS = {
   agent: AgentConfig,
@@ -51,23 +70,40 @@ export const NODE_CONFIG_SCHEMAS = {
   workflow: WorkflowNodeConfig,
 } as const satisfies Record<NodeType, z.ZodType>;
 
-export const DefinitionNode = z
-  .strictObject({
-    // z.guid, not z.uuid: any 8-4-4-4-12 hex id, so that hand-written ids such
-    // as 00000000-0000-0000-0000-000000000001 (no RFC 9562 version) are accepted.
-    id: z
-      .guid()
-      .optional()
-      .meta({ description: 'A UUID chosen by the client, or assigned by the service. Ids are compared case-insensitively and stored lower-case.' }),
-    name: z.string().min(1).max(200),
-    type: z.string().meta({ description: `One of ${NODE_TYPES.join(', ')}.` }),
-    config: boundedJson(z.record(z.string(), z.unknown()))
-      .default({})
-      .meta({ description: `What the node type takes (decisions.md, Workflow definitions). ${JSON_DEPTH_RULE}` }),
-    retry: RetryPolicy.optional(),
-    timeout_ms: z.number().int().min(1).max(900_000).optional(),
-  })
-  .meta({ id: 'WorkflowNode' });
+/** Each node type's schema in the document: `<Name>Node` as a client sends it, `Stored<Name>Node` as a version shows it. */
+export const NODE_NAMES = {
+  agent: 'Agent',
+  http: 'Http',
+  transform: 'Transform',
+  condition: 'Condition',
+  approval: 'Approval',
+  workflow: 'Subworkflow',
+} as const satisfies Record<NodeType, string>;
+
+export const NodeName = z.string().min(1).max(200).meta({ description: 'Unique in the definition; an edge may name the node by it.' });
+
+/** What every node may have besides its id, name, type and config. */
+export const NODE_OPTIONS = { retry: RetryPolicy.optional(), timeout_ms: z.number().int().min(1).max(900_000).optional() };
+
+// z.guid, not z.uuid: any 8-4-4-4-12 hex id, so that hand-written ids such
+// as 00000000-0000-0000-0000-000000000001 (no RFC 9562 version) are accepted.
+const NodeId = z
+  .guid()
+  .optional()
+  .meta({ description: 'A UUID chosen by the client, or assigned by the service. Ids are compared case-insensitively and stored lower-case.' });
+
+/**
+ * A node as the parser takes it: any `type` and any `config` object, which
+ * checkDefinition then checks against its type's schema, so that every
+ * fault of a definition is one entry of one 422.
+ */
+export const DefinitionNode = z.strictObject({
+  id: NodeId,
+  name: NodeName,
+  type: z.string(),
+  config: boundedJson(z.record(z.string(), z.unknown())).default({}),
+  ...NODE_OPTIONS,
+});
 
 export const DefinitionEdge = z
   .strictObject({
@@ -77,12 +113,42 @@ export const DefinitionEdge = z
   })
   .meta({ id: 'WorkflowEdge' });
 
-export const WorkflowDefinitionInput = z
-  .strictObject({
-    nodes: z.array(DefinitionNode).min(1).max(200),
-    edges: z.array(DefinitionEdge).max(1000).default([]),
-  })
-  .meta({ id: 'WorkflowDefinition' });
+/** A definition of `node`s: the parser's, or the document's. */
+const definitionOf = <N extends z.ZodType>(node: N) =>
+  z.strictObject({ nodes: z.array(node).min(1).max(200), edges: z.array(DefinitionEdge).max(1000).default([]) });
+
+export const WorkflowDefinitionInput = definitionOf(DefinitionNode);
+
+/**
+ * The definition as the document states it: each node type its own schema,
+ * `type` a constant and `config` its type's, so a misspelt type or a
+ * missing config field is a client's type error. The parser takes the
+ * lenient form above; these are built from the same fields and configs, so
+ * the two cannot drift. A config every field of which may be left out may
+ * be left out itself (`{}`).
+ */
+export function documentedDefinition(): z.ZodType {
+  const nodeOf = <T extends NodeType>(type: T) => {
+    const config: z.ZodType = NODE_CONFIG_SCHEMAS[type];
+    return z
+      .strictObject({
+        id: NodeId,
+        name: NodeName,
+        type: z.literal(type),
+        config: config.safeParse({}).success ? config.optional() : config,
+        ...NODE_OPTIONS,
+      })
+      .meta({ id: `${NODE_NAMES[type]}Node` });
+  };
+  const nodes = NODE_TYPES.map((type) => nodeOf(type));
+  const WorkflowNode = z
+    .discriminatedUnion('type', nodes as [(typeof nodes)[number], ...typeof nodes])
+    .meta({ id: 'WorkflowNode', description: `A node of the graph, by \`type\`: ${NODE_TYPES.join(', ')}. \`config\`: ${JSON_DEPTH_RULE}` });
+  return definitionOf(WorkflowNode).meta({
+    id: 'WorkflowDefinition',
+    description: 'A directed acyclic graph. Entry nodes are the nodes with no incoming edge.',
+  });
+}
 
 /** A stored, validated definition: every node has its id and a typed config. */
 export interface WorkflowNode {

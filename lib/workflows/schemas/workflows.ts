@@ -1,13 +1,16 @@
 import * as z from 'zod';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '#platform/config/limits.js';
-import { limitParam } from '#platform/http/common-schemas.js';
+import { limitParam, withExample } from '#platform/http/common-schemas.js';
 
-export const CreateWorkflowBody = z
-  .strictObject({
-    name: z.string().trim().min(1).max(200).meta({ description: 'Leading and trailing spaces are removed.' }),
-    description: z.string().max(10_000).nullable().optional(),
-  })
-  .meta({ id: 'CreateWorkflowRequest' });
+export const CreateWorkflowBody = withExample(
+  z
+    .strictObject({
+      name: z.string().trim().min(1).max(200).meta({ description: 'Leading and trailing spaces are removed.' }),
+      description: z.string().max(10_000).nullable().optional(),
+    })
+    .meta({ id: 'CreateWorkflowRequest' }),
+  { name: 'Triage support tickets', description: 'Classifies a ticket and pages on-call for urgent ones.' },
+);
 
 export const ListWorkflowsQuery = z.object({
   search: z.string().max(200).optional().meta({ description: 'Only workflows whose name contains this, ignoring case. Empty means no filter.' }),
