@@ -6,28 +6,12 @@
  * `mailto:`) are not looked at; links inside code are not links.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
 import { describe, test } from 'vitest';
+import { documents, REPO_ROOT } from '../helpers/docs-files.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/**
- * Files other engineers are writing as this is written (the console's guide,
- * the client's README): a link to one passes while it is absent, and is
- * checked like any other once it exists. Empty this list when they have landed.
- */
-const PENDING = new Set(['docs/console.md']);
-
-/** README.md and every Markdown file under docs/, as paths from the repository root. */
-function documents(): string[] {
-  const docs = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
-    .filter((path) => path.endsWith('.md'))
-    .map((path) => `docs/${path.split('\\').join('/')}`)
-    .sort();
-  return ['README.md', ...docs];
-}
+const ROOT = REPO_ROOT;
 
 /** The lines of a Markdown text outside fenced code blocks, with inline code spans blanked out. */
 function proseLines(markdown: string): Array<{ line: number; text: string }> {
@@ -108,7 +92,7 @@ function brokenLink(document: string, target: string): string | undefined {
           .split('\\')
           .join('/');
   if (path.startsWith('..')) return `${target} leads out of the repository`;
-  if (!existsSync(join(ROOT, path))) return PENDING.has(path) ? undefined : `${target}: ${path} does not exist`;
+  if (!existsSync(join(ROOT, path))) return `${target}: ${path} does not exist`;
   if (fragment === undefined || fragment === '' || !path.endsWith('.md')) return undefined;
   const offered = anchors(readFileSync(join(ROOT, path), 'utf8'));
   return offered.has(decodeURIComponent(fragment).toLowerCase()) ? undefined : `${target}: ${path} has no heading with the anchor #${fragment}`;
@@ -141,18 +125,5 @@ describe('the documents’ relative links lead somewhere', () => {
       .filter((link) => link.why !== undefined)
       .map(({ line, why }) => `${document}:${line}: ${why}`);
     assert.deepEqual(broken, [], `${document} has links that lead nowhere`);
-  });
-
-  test('the files still being written are linked from the documents (drop them from PENDING once they exist)', () => {
-    const linked = new Set(
-      documents().flatMap((document) =>
-        links(readFileSync(join(ROOT, document), 'utf8')).map(({ target }) =>
-          relative(ROOT, join(ROOT, dirname(document), target.split('#')[0]!))
-            .split('\\')
-            .join('/'),
-        ),
-      ),
-    );
-    for (const path of PENDING) assert.ok(linked.has(path), `${path} is in PENDING but no document links it`);
   });
 });

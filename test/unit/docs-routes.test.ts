@@ -19,14 +19,14 @@
  * service (webhook receivers, MCP servers on other ports, AWS) are not looked at.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, test } from 'vitest';
 import { SERVED_ROUTES } from '#app/served-routes.generated.js';
 import { allowedMethods, matchRoute } from '#platform/http/routing.js';
+import { documents, REPO_ROOT } from '../helpers/docs-files.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = REPO_ROOT;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const ROUTES = SERVED_ROUTES.filter((route) => route.path !== '$default');
 
@@ -55,15 +55,6 @@ interface NamedRoute {
   path: string;
   /** What the document says, for the failure message. */
   text: string;
-}
-
-/** README.md and every Markdown file under docs/, as paths from the repository root. */
-function documents(): string[] {
-  const docs = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
-    .filter((path) => path.endsWith('.md'))
-    .map((path) => `docs/${path.split('\\').join('/')}`)
-    .sort();
-  return ['README.md', ...docs];
 }
 
 const METHOD_AND_PATH = new RegExp(`(?<![A-Za-z])((?:${METHODS.join('|')})(?:/(?:${METHODS.join('|')}))*)\\s+(/[^\\s\`'"<>|)\\]\\\\]*)`, 'g');
