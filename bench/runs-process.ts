@@ -4,7 +4,7 @@
  * spawned by bench/benchmarks/runs.ts): one local stack with counting
  * proxies in front of DynamoDB Local and the SQS emulator (the engine's,
  * bench/support/engine-stack.ts), then the sections asked for on it: v2
- * runs (latency, cost with a local MCP server, the events page, in that
+ * runs (latency, cost with a local MCP server, the events page, token deltas, in that
  * order) and evaluations; the results are written as JSON to `--out`. A
  * process of its own for the reason bench/engine-process.ts is one:
  * handlers keep the clients of the first stack that loaded them.
@@ -13,6 +13,7 @@ import { startMcpServer } from '../test/helpers/mcp-server.js';
 import { measureEvaluations } from './benchmarks/evaluations.js';
 import type { RunsProcessResults, RunsSection } from './benchmarks/runs.js';
 import { measureRunCost } from './benchmarks/runs-cost.js';
+import { measureRunDeltas } from './benchmarks/runs-deltas.js';
 import { measureEventsPage } from './benchmarks/runs-events-page.js';
 import { measureRunsLatency } from './benchmarks/runs-latency.js';
 import { arg, guardProcess, reportResults } from './support/bench-process.js';
@@ -37,7 +38,8 @@ async function measureRunsSection(
   const latency = await measureRunsLatency(b, runs);
   const cost = await measureRunCost(b, mcp, runs);
   const eventsPage = await measureEventsPage(b, runs);
-  return { seconds: (performance.now() - t0) / 1000, latency, cost, eventsPage, workerErrors: [...new Set(b.workerErrors)].slice(0, 5), versions };
+  const deltas = await measureRunDeltas(b, runs);
+  return { seconds: (performance.now() - t0) / 1000, latency, cost, eventsPage, deltas, workerErrors: [...new Set(b.workerErrors)].slice(0, 5), versions };
 }
 
 async function measure(sections: readonly RunsSection[], runs: number, evaluationReps: number): Promise<RunsProcessResults> {

@@ -130,7 +130,9 @@ function runChangeName(action: string, status: string | undefined, kinds: string
   if (status === 'running') return 'start or resume';
   if (status === 'waiting') return 'waitFor';
   if (status !== undefined) return `endRun → ${status}`;
-  return kinds.includes('run step') ? 'record a step' : 'change';
+  if (kinds.includes('run step')) return 'record a step';
+  // The run and its events' page alone: a model turn's text written while the model produces it (lib/runs/deltas.ts).
+  return kinds.length === 2 && kinds.includes('run events') ? 'write message deltas' : 'change';
 }
 
 /** The evaluations function that makes a transaction (lib/evaluations/evaluations-repository.ts), from the items it writes. */

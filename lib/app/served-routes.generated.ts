@@ -49,6 +49,7 @@ export const SERVED_ROUTES = [
   { id: 'RunsList', method: 'GET', path: '/v2/runs' },
   { id: 'RunsGet', method: 'GET', path: '/v2/runs/{id}' },
   { id: 'RunsCancel', method: 'POST', path: '/v2/runs/{id}/cancel' },
+  { id: 'RunsFork', method: 'POST', path: '/v2/runs/{id}/fork' },
   { id: 'RunsEvents', method: 'GET', path: '/v2/runs/{id}/events' },
   { id: 'UsageGet', method: 'GET', path: '/v2/usage' },
   { id: 'WebhookEndpointsCreate', method: 'POST', path: '/v1/webhook-endpoints' },

@@ -110,6 +110,16 @@ export function eventPageItem<D>(log: EventLogRef, first: number, data: readonly
   return { ...log.pageKey(first), entity: log.entity, first_seq: first, last_seq: first + data.length - 1, ...packEvents(events), ttl };
 }
 
+/** `data` from seq `first` as pages of at most EVENT_PAGE_BYTES of JSON each (eventPageItem's), for a writer that puts them before anything reads the log. */
+export function eventPageItems<D>(log: EventLogRef, first: number, data: readonly D[], now: Date = new Date()): Array<Record<string, unknown>> {
+  let seq = first;
+  return paginate(data).map((page) => {
+    const item = eventPageItem(log, seq, page, now);
+    seq += page.length;
+    return item;
+  });
+}
+
 /** How an appender names its events, when it may be asked to append some that an earlier delivery of its work appended already. */
 export interface AppendOptions<D> {
   /**

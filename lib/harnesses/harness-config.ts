@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { jsonPointer } from '#platform/http/parse.js';
+import { HarnessLimitsSchema } from './run-limits.js';
 
 /**
  * `harness.json`, the configuration at the root of a harness's files
@@ -8,7 +9,8 @@ import { jsonPointer } from '#platform/http/parse.js';
  * "tools": [{"name", "require_approval"?}], "mcp_servers": [{"name", "url"}], "max_turns": N}`.
  *
  * `model` and `instructions` are required; `tools` and `mcp_servers` default
- * to none, `max_turns` to 10 (1 to 50). Fields it does not have are refused,
+ * to none, `max_turns` to 10 (1 to 50); `limits` (./run-limits.ts), the
+ * defaults of its runs' limits, to none. Fields it does not have are refused,
  * so that a misspelt `require_approval` cannot silently leave a tool ungated.
  * Whether the model's provider is configured is not checked here: that is
  * `runnability` (./runnability.ts), at run creation.
@@ -64,6 +66,7 @@ export const HarnessConfigSchema = z
       .min(MAX_TURNS.min, { error: `must be an integer from ${MAX_TURNS.min} to ${MAX_TURNS.max}` })
       .max(MAX_TURNS.max, { error: `must be an integer from ${MAX_TURNS.min} to ${MAX_TURNS.max}` })
       .default(MAX_TURNS.default),
+    limits: HarnessLimitsSchema.optional().meta({ description: 'The limits of its runs, unless a run sets its own (field by field, the run’s value wins).' }),
   })
   .meta({ id: 'HarnessConfig' });
 

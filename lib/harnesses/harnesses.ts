@@ -3,6 +3,7 @@ import type { HarnessConfig } from './harness-config.js';
 import type { HarnessFile } from './harness-files.js';
 import type { HarnessesRepo } from './harnesses-repository.js';
 import type { Harness } from './model.js';
+import { limitsInOrder } from './run-limit-names.js';
 
 /**
  * Harnesses as the API shows them, and the lookups that answer 404 alike
@@ -24,6 +25,7 @@ const configView = (config: HarnessConfig): HarnessConfig => ({
   tools: config.tools.map(({ name, require_approval }) => ({ name, require_approval })),
   mcp_servers: config.mcp_servers.map(({ name, url }) => ({ name, url })),
   max_turns: config.max_turns,
+  ...(config.limits ? { limits: limitsInOrder(config.limits) } : {}),
 });
 
 /** What `GET /v2/harnesses/{id}` answers: the harness, its parsed configuration and its files. */

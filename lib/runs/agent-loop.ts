@@ -3,8 +3,10 @@ import { McpServerError } from '#mcp/errors.js';
 import { resolveModel } from '#models/registry.js';
 import type { ToolCall } from '#models/types.js';
 import { isRefusedForContent } from '#platform/table/table.js';
+import { TurnStream, type TurnStreamEnd } from './deltas.js';
 import { type EndDeps, endRun } from './end-run.js';
 import { keepLease, type Lease, RunStopped, takeLease, watched } from './lease.js';
+import { limitFailure } from './limits.js';
 import type { Run, RunEventData, RunFailure } from './model.js';
 import type { RunChange, Runs } from './run-changes.js';
 import type { RunMoney } from './run-money.js';
@@ -76,7 +78,8 @@ export async function runLoop(deps: LoopDeps, start: Run, ctx: LoopContext): Pro
   try {
     const [steps, history, system, tools] = await Promise.all([
       deps.runs.steps(start.id),
-      start.chat_id ? deps.runs.chatTurns(start.chat_id, CHAT_HISTORY_RUNS) : [],
+      // A fork is sent its source's history: the chat's runs created before the source (lib/runs/fork-run.ts).
+      start.chat_id ? deps.runs.chatTurns(start.chat_id, CHAT_HISTORY_RUNS, start.chat_history_before) : [],
       deps.harnessFile(start.harness_id, start.harness.instructions),
       offeredTools(deps.mcp, start.harness),
     ]);
@@ -181,12 +184,19 @@ async function modelStep(loop: Loop): Promise<void> {
       retryable: false,
     });
   }
+  // The run's limits (lib/runs/limits.ts), before every model turn: what was done stays and is billed, the run ends here.
+  const overLimit = limitFailure(run, 'model_turn', deps.now());
+  if (overLimit) await fail(loop, overLimit);
   // Checked before every model turn against the usage recorded so far: what was done stays, the run ends here.
   const unfunded = await deps.money.check(run);
   if (unfunded) await fail(loop, { code: unfunded.code, message: unfunded.message, retryable: false });
   const model = resolveModel(run.harness.model);
   if (!model) await fail(loop, { code: 'model_error', message: `No model provider for ${run.harness.model}.`, retryable: false });
   let completion: Awaited<ReturnType<NonNullable<typeof model>['provider']['complete']>>;
+  // The answer's text is written as `message.delta` events while it comes (lib/runs/deltas.ts); the user's message goes first.
+  const input: RunEventData[] = turn === 0 ? [{ type: 'message', data: { role: 'user', text: textOf(run.input) } }] : [];
+  const stream = await TurnStream.open(deps.runs, run, loop.lease.owner, turn, input);
+  let streamed: TurnStreamEnd;
   try {
     completion = await watched(deps.runs, run.id, loop.lease, (signal) =>
       model!.provider.complete({
@@ -194,13 +204,19 @@ async function modelStep(loop: Loop): Promise<void> {
         system: loop.system,
         messages: transcript(run, loop.history, loop.recorded),
         tools: loop.tools.offered,
-        signal,
+        signal: stream.signal(signal),
+        onText: stream.onText,
       }),
     );
+    streamed = await stream.finish(completion.content);
   } catch (error) {
+    loop.run = await stream.abandon();
+    // A delta's write found the run ended or taken over (RunStopped), or failed (the message is delivered again).
     if (error instanceof RunStopped) throw error;
+    if (stream.failure !== undefined) throw stream.failure;
     return fail(loop, { code: 'model_error', message: `The model call failed: ${(error as Error).message}`, retryable: true });
   }
+  loop.run = streamed.run;
   const step: TurnStep = {
     turn,
     content: completion.content,
@@ -212,7 +228,7 @@ async function modelStep(loop: Loop): Promise<void> {
   const now = deps.now();
   const usage = usageOf(run, tokens, machineMsAt(run, now));
   const events: RunEventData[] = [
-    ...(turn === 0 ? [{ type: 'message' as const, data: { role: 'user' as const, text: textOf(run.input) } }] : []),
+    ...streamed.events,
     ...(step.content || step.tool_calls.length === 0 ? [{ type: 'message' as const, data: { role: 'assistant' as const, text: step.content } }] : []),
     ...step.tool_calls.map((call): RunEventData => ({ type: 'tool_call', data: { call_id: call.id, name: call.name, arguments: call.arguments } })),
     { type: 'usage', data: usage },
@@ -239,6 +255,9 @@ async function modelStep(loop: Loop): Promise<void> {
 async function callStep(loop: Loop, turn: TurnStep, index: number): Promise<void> {
   const { deps } = loop;
   const call: ToolCall = turn.tool_calls[index]!;
+  // The run's limits, before every tool call (and before asking a person to approve one).
+  const overLimit = limitFailure(loop.run, 'tool_call', deps.now());
+  if (overLimit) return fail(loop, overLimit);
   const outcome = await runTool(
     {
       tools: loop.tools,
@@ -256,7 +275,8 @@ async function callStep(loop: Loop, turn: TurnStep, index: number): Promise<void
   if (outcome.kind === 'cancelled') throw new Stop(); // only a cancel of the run cancels its interaction
   const result: ResultStep = { turn: turn.turn, call: index, call_id: call.id, name: call.name, ...outcome.result };
   await apply(loop, {
-    set: {},
+    // Counted with its result, once: a call a person denied was not made.
+    set: result.denied ? {} : { tool_calls: (loop.run.tool_calls ?? 0) + 1 },
     events: [
       {
         type: 'tool_result',

@@ -9,6 +9,7 @@ import type { TransactItem } from '#platform/table/transactions.js';
 import { type Chat, chatRunJoin } from '#workflows/index.js';
 import { cancelRun, type EndDeps } from './end-run.js';
 import { ChatBusyError, fieldInvalid, HarnessNotRunnableError } from './errors.js';
+import { effectiveLimits } from './limits.js';
 import { isTerminal, type Run, type RunEventData } from './model.js';
 import type { Runs } from './run-changes.js';
 import type { CreateRunInput } from './schemas.js';
@@ -18,6 +19,17 @@ export interface CreateRunDeps extends EndDeps {
   harnesses: { get(accountId: string, harnessId: string): Promise<Harness | undefined> };
   machines: { get(accountId: string, machineId: string): Promise<Machine | undefined> };
   chats: { get(accountId: string, chatId: string): Promise<Chat | undefined> };
+}
+
+/**
+ * What a fork (./fork-run.ts) starts its run with: its own fields (its
+ * origin, the turns it reuses, `event_seq` after the events it copied) and
+ * the writing of what it reuses under the new run's id (those events and the
+ * steps), done once the body is valid and before the run exists.
+ */
+export interface RunSeed {
+  set: Pick<Run, 'forked_from' | 'turns' | 'event_seq'> & Partial<Pick<Run, 'chat_history_before'>>;
+  write(runId: string): Promise<void>;
 }
 
 /** Creations in a row that lose a race (a machine or chat changed between read and write) before 503. */
@@ -61,7 +73,7 @@ export async function createRun(
   accountId: string,
   body: CreateRunInput,
   now: () => Date = () => new Date(),
-  options: { id?: string; concurrency?: number } = {},
+  options: { id?: string; concurrency?: number; seed?: RunSeed } = {},
 ): Promise<Run> {
   // A run created under a given id (one derived by its creator) exists once: asked again, it is what was made.
   const existing = options.id === undefined ? undefined : await deps.runs.get(options.id);
@@ -78,6 +90,11 @@ export async function createRun(
 
   const occupancy = machineOccupancy(deps.tableName);
   const id = options.id ?? newRunId();
+  // The harness's limits are defaults: the run keeps what it runs under, and its copy of the harness keeps none.
+  const { limits: harnessLimits, ...config } = harness.config;
+  const limits = effectiveLimits(harnessLimits, body.limits);
+  // Before the run exists (and is woken), so that its worker finds them: nobody reads them until then.
+  await options.seed?.write(id);
   let interrupting: Run | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (attempt > 0) {
@@ -105,7 +122,7 @@ export async function createRun(
       output: null,
       failure: null,
       usage: { input_tokens: 0, output_tokens: 0, cost_micro_usd: 0 },
-      harness: { ...harness.config, model: harness.model },
+      harness: { ...config, model: harness.model },
       queue_sk: null,
       event_seq: 0,
       turns: 0,
@@ -117,11 +134,13 @@ export async function createRun(
       created_at: at,
       started_at: idle ? at : null,
       completed_at: null,
+      ...options.seed?.set,
     };
     const events: RunEventData[] = [{ type: 'run.status', data: { status: 'queued' } }];
     const items: TransactItem[] = chat ? [{ Update: chatRunJoin(deps.tableName, chat, machine.id, run.id) }] : [];
     // A run the account starts holds a slot of its work in progress from creation (queued or not) to its end.
     if (options.concurrency !== undefined) run.concurrency_slot = true;
+    if (limits) run.limits = limits;
     if (idle) {
       events.push({ type: 'run.status', data: { status: 'running' } });
       items.push({ Update: occupancy.takeIdle(accountId, machine.id, run.id) });
@@ -136,7 +155,7 @@ export async function createRun(
     if (created === 'started') {
       countMetric(METRIC.runsStarted);
       if (interrupting) await cancelRun(deps, interrupting);
-      return { ...run, event_seq: events.length };
+      return { ...run, event_seq: run.event_seq + events.length };
     }
     const raced = options.id === undefined ? undefined : await deps.runs.get(id);
     if (raced) return sameAccount(raced, accountId);

@@ -115,7 +115,8 @@ function endChange(deps: EndDeps, run: Run, end: RunEnd, extra: EndExtra, now: D
     from: [run.status],
     ...(extra.costBefore === undefined ? {} : { costBefore: extra.costBefore }),
     ...(end.leaseOwner === undefined ? {} : { leaseOwner: end.leaseOwner }),
-    events: [...(extra.events ?? []), ...waitEvents, { type: 'run.status', data: { status: end.status } }],
+    // A failed run's last run.status event carries its failure, as the run and its run.failed event do.
+    events: [...(extra.events ?? []), ...waitEvents, { type: 'run.status', data: { status: end.status, ...(end.failure ? { failure: end.failure } : {}) } }],
     items: [
       ...(extra.items ?? []),
       ...(holding

@@ -29,3 +29,10 @@ export class EventLimitInvalidError extends DomainError {
 }
 
 export const runNotFound = (): NotFoundError => new NotFoundError('No such run.');
+
+/** 409 `run_not_ended`: a fork (POST /v2/runs/{id}/fork) is of a run that has ended. */
+export class RunNotEndedError extends ConflictError {
+  constructor(runId: string, status: string) {
+    super('run_not_ended', `The run ${runId} is ${status}: only a run that has ended (completed, failed or cancelled) can be forked.`);
+  }
+}

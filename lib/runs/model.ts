@@ -1,3 +1,4 @@
+import { limitsInOrder, type RunLimitName, type RunLimits } from '#harnesses/model.js';
 import type { MachineSize } from '#machines/index.js';
 import type { TransactItem } from '#platform/table/transactions.js';
 
@@ -13,7 +14,7 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const RUN_TERMINAL: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 export const isTerminal = (status: RunStatus): boolean => RUN_TERMINAL.includes(status);
 
-/** `failure.code` of a failed run (decisions.md, Run; `max_turns_exceeded` is ours). */
+/** `failure.code` of a failed run (decisions.md, Run; `max_turns_exceeded` is ours; `budget_exceeded`: a run limit, lib/runs/limits.ts). */
 export const RUN_FAILURE_CODES = [
   'usage_window_exceeded',
   'out_of_funds',
@@ -21,6 +22,7 @@ export const RUN_FAILURE_CODES = [
   'upstream_unavailable',
   'timeout',
   'max_turns_exceeded',
+  'budget_exceeded',
   'cancelled_by_parent',
   'internal_error',
 ] as const;
@@ -30,6 +32,8 @@ export interface RunFailure {
   code: RunFailureCode;
   message: string;
   retryable: boolean;
+  /** With `budget_exceeded`: the limit the run reached. */
+  limit?: RunLimitName;
 }
 
 export interface RunUsage {
@@ -104,6 +108,22 @@ export interface Run {
   extra_micro_usd?: number;
   /** The run holds one of the account's slots of work in progress (lib/accounts, concurrency.ts), given back by its end. */
   concurrency_slot?: boolean;
+  /** The model turn whose text is being written as `message.delta` events, and the seq of its first streamed event (lib/runs/deltas.ts): a worker that plays that turn again continues what is logged. */
+  stream?: { turn: number; from_seq: number };
+  /** Its effective limits (its own over its harness's, lib/runs/limits.ts); absent when it has none. */
+  limits?: RunLimits;
+  /** Tool calls made so far (a denied call is not made), for `limits.max_tool_calls`. Absent: none. */
+  tool_calls?: number;
+  /** A fork (lib/runs/fork-run.ts): the run and the event it was forked at. Absent: not a fork. */
+  forked_from?: ForkedFrom;
+  /** A fork on a chat: the chat's runs created before this time (its source's creation) are its history, as they were its source's. */
+  chat_history_before?: string;
+}
+
+/** Where a fork comes from (`forked_from`), and where a copied event of its log does (`data.reused_from`): a run and one of its event seqs. */
+export interface ForkedFrom {
+  run_id: string;
+  seq: number;
 }
 
 /** The run as the API shows it (decisions.md, Run). */
@@ -117,6 +137,8 @@ export const runView = (run: Run) => ({
   output: run.output,
   failure: run.failure,
   usage: run.usage,
+  limits: run.limits ? limitsInOrder(run.limits) : null,
+  forked_from: run.forked_from ?? null,
   metadata: run.metadata,
   created_at: run.created_at,
   started_at: run.started_at,
@@ -125,12 +147,14 @@ export const runView = (run: Run) => ({
 export type RunView = ReturnType<typeof runView>;
 
 /** What a run's events record (decisions.md, Run event): written with each change, in its transaction. */
-export const RUN_EVENT_TYPES = ['run.status', 'message', 'tool_call', 'tool_result', 'interaction', 'usage'] as const;
+export const RUN_EVENT_TYPES = ['run.status', 'message', 'message.delta', 'tool_call', 'tool_result', 'interaction', 'usage'] as const;
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
 
 export type RunEventData =
-  | { type: 'run.status'; data: { status: RunStatus } }
+  | { type: 'run.status'; data: { status: RunStatus; failure?: RunFailure } }
   | { type: 'message'; data: { role: 'user' | 'assistant'; text: string } }
+  /** A piece of the assistant's answer while it is produced; `restart` discards the turn's deltas before it (lib/runs/deltas.ts). */
+  | { type: 'message.delta'; data: { text: string; restart?: boolean } }
   | { type: 'tool_call'; data: { call_id: string; name: string; arguments: Record<string, unknown> } }
   | { type: 'tool_result'; data: { call_id: string; name: string; text: string; is_error: boolean; denied?: boolean } }
   | { type: 'interaction'; data: { interaction_id: string; type: 'approval' | 'answer'; status: string } }

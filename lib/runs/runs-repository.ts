@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { eventPageItem } from '#events/pages.js';
+import { eventPageItem, eventsAfter } from '#events/pages.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
 import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
@@ -77,17 +77,32 @@ export function runsRepo(table: TableRef = defaultTable()) {
     ];
   }
 
-  /** The items that put a new run: the run, its first events' page (each only if absent), and the items that place it. */
+  /**
+   * The items that put a new run: the run, its first events' page (each only if absent), and the items that place it.
+   * The page follows `run.event_seq`: 0, or the events a fork copied before it (lib/runs/fork-run.ts).
+   */
   function createItems(run: Run, events: RunEventData[], items: TransactItem[]): TransactItem[] {
     return [
       {
         Put: {
           TableName: tableName,
-          Item: { ...keys.run(run.id), ...keys.runIndex(run.account_id, run.created_at, run.id), entity: 'run', ...run, event_seq: events.length },
+          Item: {
+            ...keys.run(run.id),
+            ...keys.runIndex(run.account_id, run.created_at, run.id),
+            entity: 'run',
+            ...run,
+            event_seq: run.event_seq + events.length,
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
-      { Put: { TableName: tableName, Item: eventPageItem(runEventLog(table, run.id), 1, events), ConditionExpression: 'attribute_not_exists(pk)' } },
+      {
+        Put: {
+          TableName: tableName,
+          Item: eventPageItem(runEventLog(table, run.id), run.event_seq + 1, events),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
       ...items,
     ];
   }
@@ -175,6 +190,19 @@ export function runsRepo(table: TableRef = defaultTable()) {
       return Item ? { status: Item.status as RunStatus, lease_owner: (Item.lease_owner as string | null) ?? null } : undefined;
     },
 
+    /** The data of the run's events `from` to `to`, in order; `from` opens a page (a streamed turn's first event, lib/runs/deltas.ts). */
+    async eventsBetween(runId: string, from: number, to: number): Promise<RunEventData[]> {
+      const log = runEventLog(table, runId);
+      const out: RunEventData[] = [];
+      for (let after = from - 1; after < to; ) {
+        const page = await eventsAfter<RunEventData>(log, after, 100, true, undefined, to);
+        out.push(...page.events.filter((event) => event.seq <= to).map((event) => event.data));
+        if (page.complete || page.pageEnd === undefined) break;
+        after = page.pageEnd;
+      }
+      return out;
+    },
+
     /** Every recorded step of a run, in order. */
     async steps(runId: string): Promise<StepItem[]> {
       const prefix = keys.runStepPrefix(runId);
@@ -227,14 +255,23 @@ export function runsRepo(table: TableRef = defaultTable()) {
       return { Delete: { TableName: tableName, Key: { pk: keys.machineQueuePartition(machineId), sk }, ConditionExpression: 'attribute_exists(pk)' } };
     },
 
-    /** The chat's finished runs (input and output), oldest first, at most `limit` of the newest. */
-    async chatTurns(chatId: string, limit: number): Promise<Array<{ input: unknown; output: string }>> {
+    /**
+     * The chat's finished runs (input and output), oldest first, at most `limit` of the newest;
+     * with `before`, of the runs created before that time only (a fork's history: its source's).
+     */
+    async chatTurns(chatId: string, limit: number, before?: string): Promise<Array<{ input: unknown; output: string }>> {
       const prefix = keys.chatRunTurnPrefix(chatId);
+      const range =
+        before === undefined
+          ? { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix } }
+          : {
+              KeyConditionExpression: 'pk = :pk AND sk BETWEEN :prefix AND :bound',
+              ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix, ':bound': keys.chatRunTurnBound(chatId, before).sk },
+            };
       const { Items } = await db.send(
         new QueryCommand({
           TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
+          ...range,
           ScanIndexForward: false,
           ConsistentRead: true,
           Limit: limit,

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '#platform/config/limits.js';
 import { boundedJson, JSON_DEPTH_RULE, limitParam, withExample } from '#platform/http/common-schemas.js';
+import { RunLimitsSchema } from './limits-schema.js';
 import { IF_BUSY, RUN_INPUT_MAX_BYTES, RUN_STATUSES } from './model.js';
 
 export const CreateRunBody = withExample(
@@ -27,9 +28,19 @@ export const CreateRunBody = withExample(
         description:
           'When the chat’s previous run has not ended: wait in turn (`enqueue`), refuse (409 `chat_busy`), or cancel it and start next (`interrupt`).',
       }),
+      limits: RunLimitsSchema.optional().meta({
+        description:
+          'Limits of this run, each a positive integer (anything else: 422 `validation_failed` naming it, e.g. `/limits/max_tool_calls`). Each one set here wins over the same limit in the harness’s harness.json; the run shows the limits it runs under as `limits`.',
+      }),
     })
     .meta({ id: 'CreateRunRequest' }),
-  { harness_id: 'h_0mwvm5z02Rk7VdJ2nW4yTq8cB', machine_id: 'mch_0mwvm6w715Up1NimNL49uBANV', input: 'Hello!', metadata: { ticket: 'SUP-1042' } },
+  {
+    harness_id: 'h_0mwvm5z02Rk7VdJ2nW4yTq8cB',
+    machine_id: 'mch_0mwvm6w715Up1NimNL49uBANV',
+    input: 'Hello!',
+    metadata: { ticket: 'SUP-1042' },
+    limits: { max_cost_micro_usd: 50_000, max_duration_seconds: 600, max_tool_calls: 20 },
+  },
 );
 export type CreateRunInput = z.infer<typeof CreateRunBody>;
 

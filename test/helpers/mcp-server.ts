@@ -16,7 +16,10 @@ import * as z from 'zod';
  * - `/session`: stateful, a session id per client, ended by DELETE;
  * - `/paged`: a low-level server listing its tools three pages long;
  * - `/broken`: HTTP 500 to everything; `/not-mcp`: 200 JSON that is no JSON-RPC;
- * - `/hang`: never answers.
+ * - `/hang`: never answers;
+ * - `/flaky`: stateless JSON, one tool `record {text}` answering `recorded: <text>`,
+ *   that records every call it receives and can be broken for some texts
+ *   (`flaky.failing`: those calls answer HTTP 500, so a run making one fails), then fixed.
  *
  * Tools: `echo {text}` answers `echo: <text>`; `fail` answers `isError: true`;
  * `add {a, b}` answers the sum as text and as structured content.
@@ -35,6 +38,8 @@ export interface TestMcpServer {
    * `rearm` resets the counts and holds later calls again.
    */
   slow: { calls: number; aborted: number; release(): void; rearm(): void };
+  /** `/flaky`: the `text` of every `record` call received, in order (those answered 500 too); calls whose text is in `failing` answer 500. */
+  flaky: { calls: string[]; failing: Set<string> };
   stop: () => Promise<void>;
 }
 
@@ -75,6 +80,15 @@ function slowServer(slow: { calls: number; gate: Promise<void> }): McpServer {
   return server;
 }
 
+/** `/flaky`: a `record` tool that answers what it was sent. */
+function flakyServer(): McpServer {
+  const server = new McpServer({ name: 'flaky-tools', version: '1.0.0' });
+  server.registerTool('record', { description: 'Records its text.', inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: 'text', text: `recorded: ${text}` }],
+  }));
+  return server;
+}
+
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -89,6 +103,7 @@ export async function startMcpServer(host = '127.0.0.1', port = 0): Promise<Test
   const hanging = new Set<ServerResponse>();
   let release = () => {};
   const slow = { calls: 0, aborted: 0, gate: Promise.resolve() };
+  const flaky = { calls: [] as string[], failing: new Set<string>() };
   const rearm = () => {
     slow.calls = 0;
     slow.aborted = 0;
@@ -145,6 +160,12 @@ export async function startMcpServer(host = '127.0.0.1', port = 0): Promise<Test
           if (!res.writableFinished) slow.aborted++;
         });
         await stateless(req, res, body, true, () => slowServer(slow));
+      } else if (path === '/flaky') {
+        const call = body as { method?: string; params?: { arguments?: { text?: unknown } } } | undefined;
+        const text = String(call?.params?.arguments?.text);
+        if (call?.method === 'tools/call') flaky.calls.push(text);
+        if (call?.method === 'tools/call' && flaky.failing.has(text)) res.writeHead(500, { 'Content-Type': 'text/plain' }).end('down');
+        else await stateless(req, res, body, true, flakyServer);
       } else if (path === '/paged') await stateless(req, res, body, true, pagedServer);
       else if (path === '/session') await stateful(req, res, body);
       else if (path === '/broken') res.writeHead(500, { 'Content-Type': 'text/plain' }).end('down');
@@ -172,6 +193,7 @@ export async function startMcpServer(host = '127.0.0.1', port = 0): Promise<Test
       release: () => release(),
       rearm,
     },
+    flaky,
     stop: async () => {
       for (const transport of sessions.values()) await transport.close();
       http.closeAllConnections();

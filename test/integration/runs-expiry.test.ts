@@ -70,7 +70,7 @@ describe('a run whose interaction nobody answers', () => {
     const tail = (await events(run.id)).slice(-2);
     assert.deepEqual(tail, [
       { type: 'interaction', data: { interaction_id: pending.id, type: 'answer', status: 'expired' } },
-      { type: 'run.status', data: { status: 'failed' } },
+      { type: 'run.status', data: { status: 'failed', failure: failed.failure } },
     ]);
   });
 });

@@ -126,6 +126,32 @@ describe('httpHandler and its contract', () => {
     assert.deepEqual(calls, ['k1'], 'only a request with a key runs through the idempotency store');
   });
 
+  test('a key is scoped by the path as asked: the same key on two resources of one route is two requests', async () => {
+    const scopes: string[] = [];
+    const replay = async (call: { route: string }, _context: unknown, execute: () => Promise<unknown>) => {
+      scopes.push(call.route);
+      return execute() as never;
+    };
+    const fork = httpHandler(
+      defineEndpoint({ ...route, id: 'TestScoped', path: '/v2/runs/{id}/fork', auth: 'none', idempotency: 'required' }),
+      { auth: 'none', idempotency: replay },
+      async () => json(201, {}),
+    );
+    for (const id of ['run_a', 'run_b']) {
+      const path = `/v2/runs/${id}/fork`;
+      await fork(
+        event({
+          routeKey: 'POST /v2/runs/{id}/fork',
+          rawPath: path,
+          headers: { 'idempotency-key': 'k1' },
+          requestContext: { http: { method: 'POST', path } } as never,
+        }),
+        context(),
+      );
+    }
+    assert.deepEqual(scopes, ['POST /v2/runs/run_a/fork', 'POST /v2/runs/run_b/fork']);
+  });
+
   test('building and running a handler never loads its contract’s responses', async () => {
     let loaded = 0;
     const documented = defineEndpoint({

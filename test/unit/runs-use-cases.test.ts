@@ -211,6 +211,7 @@ function world() {
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([, step]) => clone(step)),
     stepPut: builders.stepPut,
+    eventsBetween: async (runId, from, to) => clone((events.get(runId) ?? []).slice(from - 1, to)),
     async queueHead(machineId) {
       const entries = [...(queue.get(keys.machineQueuePartition(machineId)) ?? new Map<string, string>())].sort(([a], [b]) => a.localeCompare(b));
       const head = entries[0];
@@ -557,7 +558,7 @@ describe('cancelRun and endRun', () => {
     assert.deepEqual(w.events.get(run.id), [
       note,
       { type: 'interaction', data: { interaction_id: 'i-2', type: 'answer', status: 'expired' } },
-      { type: 'run.status', data: { status: 'failed' } },
+      { type: 'run.status', data: { status: 'failed', failure } },
     ]);
     assert.equal(ended?.event_seq, run.event_seq + 3);
   });
@@ -720,7 +721,7 @@ describe('the agent loop', () => {
     requests = [];
     PROVIDERS.fake = {
       async complete(request) {
-        requests.push(clone({ ...request, signal: undefined }));
+        requests.push(clone({ ...request, signal: undefined, onText: undefined }));
         const answer = answers.shift();
         if (!answer) throw new Error('the fake model was called more often than scripted');
         return { content: '', usage: { input_tokens: 10, output_tokens: 2 }, ...answer };
@@ -752,7 +753,7 @@ describe('the agent loop', () => {
     assert.equal(requests.length, 2);
     assert.equal(w.mcpCalls.length, 2);
     assert.equal(ended.turns, 2);
-    assert.deepEqual(w.events.get(run.id)!.at(-1), { type: 'run.status', data: { status: 'failed' } });
+    assert.deepEqual(w.events.get(run.id)!.at(-1), { type: 'run.status', data: { status: 'failed', failure: ended.failure } });
     assert.equal(w.machines.get('mch_1')!.current_run_id, null);
   });
 
@@ -916,5 +917,143 @@ describe('the agent loop', () => {
     const done = w.runs.get(run.id)!;
     assert.deepEqual([done.status, done.output], ['completed', 'I will do without it.']);
     assert.deepEqual(statusesOf(w, run.id), ['waiting', 'running', 'completed']);
+  });
+});
+
+describe('run limits in the agent loop (lib/runs/limits.ts)', () => {
+  let answers: Array<Partial<Completion>> = [];
+  let requests = 0;
+  beforeEach(() => {
+    answers = [];
+    requests = 0;
+    PROVIDERS.fake = {
+      async complete() {
+        requests++;
+        const answer = answers.shift();
+        if (!answer) throw new Error('the fake model was called more often than scripted');
+        return { content: '', usage: { input_tokens: 10, output_tokens: 2 }, ...answer };
+      },
+    };
+  });
+  afterEach(() => {
+    Reflect.deleteProperty(PROVIDERS, 'fake');
+  });
+
+  const ctx = (owner = 'worker-1'): LoopContext => ({ owner, remainingMs: () => 900_000, redelivered: false });
+  const echoCall = (id: string, text: string) => ({ tool_calls: [{ id, name: 'srv__echo', arguments: { text } }] });
+  const holding = (w: World, run: Run) => {
+    w.machines.set('mch_1', machineOf({ current_run_id: run.id }));
+    return w.put(run);
+  };
+  const lastEvent = (w: World, run: Run) => w.events.get(run.id)!.at(-1);
+
+  test('createRun: the harness’s limits are defaults, the run’s own win field by field; none anywhere is none', async () => {
+    const w = world();
+    const config = { ...harnessOf().config, limits: { max_tool_calls: 3, max_cost_micro_usd: 1_000 } };
+    w.harnesses.set('h_limited', harnessOf({ id: 'h_limited', config }));
+
+    const run = await createRun(w.deps, ACCOUNT, body({ harness_id: 'h_limited', limits: { max_tool_calls: 10, max_duration_seconds: 60 } }));
+
+    assert.deepEqual(run.limits, { max_cost_micro_usd: 1_000, max_duration_seconds: 60, max_tool_calls: 10 });
+    assert.deepEqual(w.runs.get(run.id)!.limits, run.limits, 'stored with the run');
+    assert.equal('limits' in run.harness, false, 'the run’s copy of the harness keeps none');
+    w.machines.set('mch_1', machineOf());
+    const plain = await createRun(w.deps, ACCOUNT, body());
+    assert.equal(w.runs.get(plain.id)!.limits, undefined);
+  });
+
+  test('max_tool_calls 1 and three tool calls: the first is made, the second turn taken and billed, and the run fails before the second call', async () => {
+    const w = world();
+    const run = holding(w, runOf({ limits: { max_tool_calls: 1 } }));
+    answers = [echoCall('c1', 'one'), echoCall('c2', 'two'), echoCall('c3', 'three')];
+
+    await runLoop(w.deps, run, ctx());
+
+    const ended = w.runs.get(run.id)!;
+    assert.equal(ended.status, 'failed');
+    assert.deepEqual({ ...ended.failure, message: undefined }, { code: 'budget_exceeded', message: undefined, retryable: false, limit: 'max_tool_calls' });
+    assert.deepEqual(
+      w.mcpCalls.map((c) => c.args.text),
+      ['one'],
+    );
+    assert.equal(requests, 2);
+    assert.deepEqual([ended.turns, ended.tool_calls, ended.usage.input_tokens, ended.usage.output_tokens], [2, 1, 20, 4]);
+    assert.ok(ended.usage.cost_micro_usd > 0);
+    assert.deepEqual(lastEvent(w, run), { type: 'run.status', data: { status: 'failed', failure: ended.failure } });
+    assert.equal(w.machines.get('mch_1')!.current_run_id, null, 'its machine is released like any failed run’s');
+    assert.deepEqual(w.ended, [run.id]);
+  });
+
+  test('max_tool_calls: a call the person denied was not made and does not count', async () => {
+    const w = world();
+    const harness = { ...runOf().harness, tools: [{ name: 'srv__echo', require_approval: true }] };
+    const run = holding(w, runOf({ harness, limits: { max_tool_calls: 1 } }));
+    answers = [echoCall('c1', 'denied')];
+    await runLoop(w.deps, run, ctx());
+    await w.deps.interactions.resolve(w.runs.get(run.id)!.wait!.interaction_id, 'answered', { approved: false });
+    answers = [echoCall('c2', 'approved')];
+
+    await moveRun(w.deps, { run_id: run.id, machine_size: 'small' }, ctx('worker-2'));
+
+    const asking = w.runs.get(run.id)!;
+    assert.equal(asking.status, 'waiting', 'the second call may still be made: it asks for its approval');
+    assert.equal(asking.tool_calls ?? 0, 0);
+    await w.deps.interactions.resolve(asking.wait!.interaction_id, 'answered', { approved: true });
+    answers = [echoCall('c3', 'over')];
+    await moveRun(w.deps, { run_id: run.id, machine_size: 'small' }, ctx('worker-3'));
+    const ended = w.runs.get(run.id)!;
+    assert.deepEqual(
+      w.mcpCalls.map((c) => c.args.text),
+      ['approved'],
+    );
+    assert.deepEqual([ended.status, ended.failure?.limit, ended.tool_calls], ['failed', 'max_tool_calls', 1]);
+  });
+
+  test('max_cost_micro_usd: checked before the tool call that follows a model turn; the turn is recorded and billed', async () => {
+    const w = world();
+    // 5 s of machine time (50 µ$) so far, under 60; the first turn's tokens (fake/model at openai's default: 45 µ$) take it past.
+    const run = holding(w, runOf({ limits: { max_cost_micro_usd: 60 } }));
+    answers = [echoCall('c1', 'one'), { content: 'never asked' }];
+
+    await runLoop(w.deps, run, ctx());
+
+    const ended = w.runs.get(run.id)!;
+    assert.deepEqual([ended.status, ended.failure?.code, ended.failure?.limit], ['failed', 'budget_exceeded', 'max_cost_micro_usd']);
+    assert.equal(requests, 1);
+    assert.deepEqual(w.mcpCalls, []);
+    assert.ok(ended.usage.cost_micro_usd >= 60, JSON.stringify(ended.usage));
+    assert.equal(ended.usage.input_tokens, 10);
+  });
+
+  test('max_duration_seconds: reached before the first model turn (5 s running already), the run fails without calling the model', async () => {
+    const w = world();
+    const run = holding(w, runOf({ limits: { max_duration_seconds: 5 } }));
+
+    await runLoop(w.deps, run, ctx());
+
+    const ended = w.runs.get(run.id)!;
+    assert.deepEqual([ended.status, ended.failure?.limit], ['failed', 'max_duration_seconds']);
+    assert.equal(requests, 0);
+  });
+
+  test('max_duration_seconds: an hour waiting for an approval does not count; approved, the call is made and the run completes', async () => {
+    const w = world();
+    const harness = { ...runOf().harness, tools: [{ name: 'srv__echo', require_approval: true }] };
+    const run = holding(w, runOf({ harness, limits: { max_duration_seconds: 6 } }));
+    answers = [echoCall('c1', 'later')];
+    w.deps.now = () => new Date(NOW.getTime() + 500);
+    await runLoop(w.deps, run, ctx());
+    const waiting = w.runs.get(run.id)!;
+    assert.deepEqual([waiting.status, waiting.machine_ms, waiting.running_since], ['waiting', 5_500, null], 'its active time is banked');
+
+    const hourLater = NOW.getTime() + 3_600_000;
+    w.deps.now = () => new Date(hourLater);
+    await w.deps.interactions.resolve(waiting.wait!.interaction_id, 'answered', { approved: true });
+    answers = [{ content: 'done' }];
+    await moveRun(w.deps, { run_id: run.id, machine_size: 'small' }, ctx('worker-2'));
+
+    const done = w.runs.get(run.id)!;
+    assert.deepEqual([done.status, done.output, done.failure], ['completed', 'done', null]);
+    assert.equal(w.mcpCalls.length, 1);
   });
 });

@@ -141,7 +141,7 @@ describe('a run whose end DynamoDB refuses for what it holds', () => {
     const [page] = puts(written!, 'run_event_page');
     assert.deepEqual(
       pageEvents<RunEventData>(page!).map((e) => [e.seq, e.data]),
-      [[5, { type: 'run.status', data: { status: 'failed' } }]],
+      [[5, { type: 'run.status', data: { status: 'failed', failure: ended?.failure } }]],
       'the turn’s events are left out with it',
     );
 

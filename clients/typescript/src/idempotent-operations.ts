@@ -15,6 +15,7 @@ export const IDEMPOTENCY_KEY_OPERATIONS: ReadonlySet<string> = new Set([
   'POST /v2/interactions/{id}/respond',
   'POST /v1/machines',
   'POST /v2/runs',
+  'POST /v2/runs/{id}/fork',
   'POST /v1/webhook-endpoints',
   'PATCH /v1/webhook-endpoints/{id}',
   'POST /v1/webhook-endpoints/{id}/deliveries/{delivery_id}/retry',

@@ -867,6 +867,32 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/runs/{id}/fork': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Fork an ended run from one of its events
+     * @description A new run of the ended run’s harness, input and chat (on its machine unless `machine_id` names another), whose conversation is the source’s up to and including event `from_seq`: every model turn and tool result recorded up to there is reused, neither repeated (the model and the tools are not called again for them) nor billed again, and from there the loop goes on live. It is placed like any new run: started on an idle machine, else queued behind the runs before it; on a chat whose previous run has not ended it waits its turn. The run shows `forked_from: {run_id, seq}`.
+     *
+     *     What is reused: each model turn whose `message` and `tool_call` events are all at or before `from_seq`, except the turn of the final answer (played again), and each tool result whose `tool_result` event is, in order. A call of a reused turn whose result is after `from_seq` is made again; `from_seq` inside a model turn’s events forks before that turn.
+     *
+     *     The fork’s events start with the reused conversation: copies of the source’s `message`, `tool_call`, `tool_result` and `interaction` events, each with `data.reused_from: {run_id, seq}` naming the source event, then its own `run.status` events and what it does live. Its `usage` counts only what it does live.
+     *
+     *     A run that has not ended: 409 `run_not_ended`. `from_seq` that is not an integer from 1 to the seq of the source’s last event (or names events past their 30-day retention): 422 `validation_failed` naming `/from_seq`. Requires `Idempotency-Key`.
+     */
+    post: operations['forkRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/runs/{id}/events': {
     parameters: {
       query?: never;
@@ -876,7 +902,7 @@ export interface paths {
     };
     /**
      * List or stream a run’s events
-     * @description The run’s events in `seq` order (1, 2, 3…, no gaps): `run.status`, `message`, `tool_call`, `tool_result`, `interaction`, `usage`. They are the run’s record, kept **30 days** after they were written.
+     * @description The run’s events in `seq` order (1, 2, 3…, no gaps): `run.status`, `message`, `message.delta` (the assistant’s answer while it is produced, at most about 4 a second; see `RunMessageDeltaEvent`), `tool_call`, `tool_result`, `interaction`, `usage`. They are the run’s record, kept **30 days** after they were written.
      *
      *     `Accept` chooses the representation: `application/json` (also when `Accept` is absent, is `*\/*`, or weighs both alike) answers a page, `{data, page: {has_more, next_cursor}}`, of `limit` events (1 to 500, default 100) after `cursor`; `text/event-stream` answers the stream. An `Accept` that takes neither is 406 `not_acceptable`.
      *
@@ -2544,6 +2570,15 @@ export interface components {
       mcp_servers: components['schemas']['HarnessMcpServer'][];
       /** @default 10 */
       max_turns: number;
+      /** @description The limits of its runs, unless a run sets its own (field by field, the run’s value wins). */
+      limits?: {
+        /** @description The most the run may cost (its `usage.cost_micro_usd`: tokens and machine time so far), in microdollars. */
+        max_cost_micro_usd?: number;
+        /** @description The most time the run may spend `running`, in seconds, counted from when it starts; time `queued` and time `waiting` for a person do not count. */
+        max_duration_seconds?: number;
+        /** @description The most tool calls the run may make (`ask_user` included; a call a person denied does not count). */
+        max_tool_calls?: number;
+      };
     };
     /**
      * @example {
@@ -2995,6 +3030,11 @@ export interface components {
      *       "input": "Hello!",
      *       "metadata": {
      *         "ticket": "SUP-1042"
+     *       },
+     *       "limits": {
+     *         "max_cost_micro_usd": 50000,
+     *         "max_duration_seconds": 600,
+     *         "max_tool_calls": 20
      *       }
      *     }
      */
@@ -3020,6 +3060,17 @@ export interface components {
        * @enum {string}
        */
       if_busy?: 'enqueue' | 'reject' | 'interrupt';
+      /** @description Limits of this run, each a positive integer (anything else: 422 `validation_failed` naming it, e.g. `/limits/max_tool_calls`). Each one set here wins over the same limit in the harness’s harness.json; the run shows the limits it runs under as `limits`. */
+      limits?: components['schemas']['RunLimits'];
+    };
+    /** @description Limits of a run, each a positive integer. A run that reaches one fails with `failure.code` `budget_exceeded` and `failure.limit` naming it, before its next model turn or tool call: it overshoots by at most one model turn or one tool call, and what it used is billed. */
+    RunLimits: {
+      /** @description The most the run may cost (its `usage.cost_micro_usd`: tokens and machine time so far), in microdollars. */
+      max_cost_micro_usd?: number;
+      /** @description The most time the run may spend `running`, in seconds, counted from when it starts; time `queued` and time `waiting` for a person do not count. */
+      max_duration_seconds?: number;
+      /** @description The most tool calls the run may make (`ask_user` included; a call a person denied does not count). */
+      max_tool_calls?: number;
     };
     /**
      * @example {
@@ -3036,6 +3087,12 @@ export interface components {
      *         "output_tokens": 1,
      *         "cost_micro_usd": 12
      *       },
+     *       "limits": {
+     *         "max_cost_micro_usd": 50000,
+     *         "max_duration_seconds": 600,
+     *         "max_tool_calls": 20
+     *       },
+     *       "forked_from": null,
      *       "metadata": {
      *         "ticket": "SUP-1042"
      *       },
@@ -3063,32 +3120,50 @@ export interface components {
       /** @description The text of the model’s final answer; null until the run completes. */
       output: string | null;
       /** @description Present on a failed run. */
-      failure: {
-        /** @enum {string} */
-        code:
-          | 'usage_window_exceeded'
-          | 'out_of_funds'
-          | 'model_error'
-          | 'upstream_unavailable'
-          | 'timeout'
-          | 'max_turns_exceeded'
-          | 'cancelled_by_parent'
-          | 'internal_error';
-        message: string;
-        retryable: boolean;
-      } | null;
+      failure: components['schemas']['RunFailure'] | null;
       /** @description Tokens of every model turn, and their cost plus machine time (by size, while running) from the price table, in microdollars. */
       usage: {
         input_tokens: number;
         output_tokens: number;
         cost_micro_usd: number;
       };
+      /** @description The limits the run runs under: those it was created with, over its harness’s defaults, field by field; null when it has none. */
+      limits: components['schemas']['RunLimits'] | null;
+      /** @description A fork (`POST /v2/runs/{id}/fork`): where it comes from; null when the run is not a fork. */
+      forked_from: {
+        /** @description The run it was forked from. */
+        run_id: string;
+        /** @description The `from_seq` it was forked at: the source’s conversation up to that event is reused. */
+        seq: number;
+      } | null;
       metadata: {
         [key: string]: unknown;
       } | null;
       created_at: string;
       started_at: string | null;
       completed_at: string | null;
+    };
+    /** @description Why the run failed. `code`: `model_error` (retryable), `upstream_unavailable` (an MCP server unreachable or failing; retryable), `timeout` (an interaction expired), `max_turns_exceeded`, `budget_exceeded` (the run reached one of its `limits`, named by `limit`), `usage_window_exceeded` (a plan window filled and nothing funds more; wait), `out_of_funds` (extra usage ran the wallet dry; pay), `internal_error`; only `model_error` and `upstream_unavailable` are retryable. */
+    RunFailure: {
+      /** @enum {string} */
+      code:
+        | 'usage_window_exceeded'
+        | 'out_of_funds'
+        | 'model_error'
+        | 'upstream_unavailable'
+        | 'timeout'
+        | 'max_turns_exceeded'
+        | 'budget_exceeded'
+        | 'cancelled_by_parent'
+        | 'internal_error';
+      /** @description For a person; do not parse it. */
+      message: string;
+      retryable: boolean;
+      /**
+       * @description With `budget_exceeded` only: the limit of `limits` the run reached.
+       * @enum {string}
+       */
+      limit?: 'max_cost_micro_usd' | 'max_duration_seconds' | 'max_tool_calls';
     };
     /**
      * @description Pagination: a v2 cursor page, `{data, page: {has_more, next_cursor}}`. To go on, send `page.next_cursor` back as `cursor` (with the same filters); `page.has_more` says whether more items exist now.
@@ -3108,6 +3183,12 @@ export interface components {
      *             "output_tokens": 1,
      *             "cost_micro_usd": 12
      *           },
+     *           "limits": {
+     *             "max_cost_micro_usd": 50000,
+     *             "max_duration_seconds": 600,
+     *             "max_tool_calls": 20
+     *           },
+     *           "forked_from": null,
      *           "metadata": {
      *             "ticket": "SUP-1042"
      *           },
@@ -3129,6 +3210,21 @@ export interface components {
         has_more: boolean;
         /** @description The cursor of the next page; null after the last. */
         next_cursor: string | null;
+      };
+    };
+    /**
+     * @example {
+     *       "from_seq": 6
+     *     }
+     */
+    ForkRunRequest: {
+      /** @description The `seq` of the source run’s event the fork goes on after: an integer from 1 to the seq of its last event (anything else: 422 `validation_failed` naming `/from_seq`). Every model turn and tool result recorded up to it is reused; a model turn whose events `from_seq` cuts through, and the turn of the final answer, are played again. */
+      from_seq: number;
+      /** @description The machine the fork runs on; the source’s when absent. Checked as at creation (422 naming `/machine_id`). */
+      machine_id?: string;
+      /** @description Any JSON object of yours, at most 16 KiB, kept with the fork; the source’s when absent. Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`). */
+      metadata?: {
+        [key: string]: unknown;
       };
     };
     /**
@@ -3222,6 +3318,7 @@ export interface components {
     RunEvent:
       | components['schemas']['RunStatusEvent']
       | components['schemas']['RunMessageEvent']
+      | components['schemas']['RunMessageDeltaEvent']
       | components['schemas']['RunToolCallEvent']
       | components['schemas']['RunToolResultEvent']
       | components['schemas']['RunInteractionEvent']
@@ -3242,6 +3339,8 @@ export interface components {
       data: {
         /** @enum {string} */
         status: 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+        /** @description On the `failed` event: the run’s `failure`. */
+        failure?: components['schemas']['RunFailure'];
       };
     };
     RunMessageEvent: {
@@ -3261,6 +3360,49 @@ export interface components {
         /** @enum {string} */
         role: 'user' | 'assistant';
         text: string;
+        reused_from?: components['schemas']['RunEventReusedFrom'];
+      };
+    };
+    /** @description Only on the events a fork’s log starts with: copied from the run it was forked from (`run_id`, its event `seq`). They tell the conversation the fork reuses; no model or tool was called again for them. */
+    RunEventReusedFrom: {
+      run_id: string;
+      seq: number;
+    };
+    /**
+     * @description A piece of the assistant’s answer while the model produces it. Deltas are coalesced: a run writes at most about 4 a second (a piece waits about 250 ms at most), and what is left when the answer is complete is written just before its `message`. They are ordinary events: `seq`, paging, the stream and `Last-Event-ID` treat them like any other.
+     *
+     *     The rule: the `text` of a model turn’s deltas, concatenated in `seq` order from the last one with `restart: true` (its `text` included) or from the turn’s first, equals the `text` of the assistant `message` that follows them; a turn that ends with tool calls only writes no `message`, and its deltas then add up to the empty text. A turn cut short by the run’s end (cancelled, failed) has deltas and no `message`; once a run is cancelled, no delta is written.
+     *
+     *     Replay: a worker that dies mid-answer leaves its deltas; the worker that takes the run over plays the turn again and sends only what goes past the text already sent. When its text departs from it, it sends a delta with `restart: true` carrying the whole answer so far, so the rule above still holds.
+     * @example {
+     *       "id": "cnVuXzBtd3ZtNnc3MVF4M0xoVDBwVjlzS2UyYkE6Mw",
+     *       "run_id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+     *       "seq": 3,
+     *       "type": "message.delta",
+     *       "created_at": "2026-01-31T09:30:03.250Z",
+     *       "data": {
+     *         "text": "Hello, how "
+     *       }
+     *     }
+     */
+    RunMessageDeltaEvent: {
+      /** @description Opaque and unique across runs; the SSE `id:` (send it back as `Last-Event-ID`). */
+      id: string;
+      run_id: string;
+      /** @description 1, 2, 3… within the run, without gaps. */
+      seq: number;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'message.delta';
+      /** Format: date-time */
+      created_at: string;
+      data: {
+        /** @description The next piece of the assistant’s answer (with `restart`: the answer so far). */
+        text: string;
+        /** @description Discard the text of this turn’s deltas before this one: the answer starts again with this `text`. Written only when a model turn was played again and its new text differs from what was already sent. */
+        restart?: boolean;
       };
     };
     RunToolCallEvent: {
@@ -3282,6 +3424,7 @@ export interface components {
         arguments: {
           [key: string]: unknown;
         };
+        reused_from?: components['schemas']['RunEventReusedFrom'];
       };
     };
     RunToolResultEvent: {
@@ -3304,6 +3447,7 @@ export interface components {
         is_error: boolean;
         /** @description The person rejected the call; it was not made. */
         denied?: boolean;
+        reused_from?: components['schemas']['RunEventReusedFrom'];
       };
     };
     RunInteractionEvent: {
@@ -3324,6 +3468,7 @@ export interface components {
         /** @enum {string} */
         type: 'approval' | 'answer';
         status: string;
+        reused_from?: components['schemas']['RunEventReusedFrom'];
       };
     };
     RunUsageEvent: {
@@ -4365,6 +4510,12 @@ export interface components {
      *           "output_tokens": 1,
      *           "cost_micro_usd": 12
      *         },
+     *         "limits": {
+     *           "max_cost_micro_usd": 50000,
+     *           "max_duration_seconds": 600,
+     *           "max_tool_calls": 20
+     *         },
+     *         "forked_from": null,
      *         "metadata": {
      *           "ticket": "SUP-1042"
      *         },
@@ -4402,6 +4553,12 @@ export interface components {
      *           "output_tokens": 1,
      *           "cost_micro_usd": 12
      *         },
+     *         "limits": {
+     *           "max_cost_micro_usd": 50000,
+     *           "max_duration_seconds": 600,
+     *           "max_tool_calls": 20
+     *         },
+     *         "forked_from": null,
      *         "metadata": {
      *           "ticket": "SUP-1042"
      *         },
@@ -4439,6 +4596,12 @@ export interface components {
      *           "output_tokens": 1,
      *           "cost_micro_usd": 12
      *         },
+     *         "limits": {
+     *           "max_cost_micro_usd": 50000,
+     *           "max_duration_seconds": 600,
+     *           "max_tool_calls": 20
+     *         },
+     *         "forked_from": null,
      *         "metadata": {
      *           "ticket": "SUP-1042"
      *         },
@@ -11101,6 +11264,12 @@ export interface operations {
            *             "output_tokens": 1,
            *             "cost_micro_usd": 12
            *           },
+           *           "limits": {
+           *             "max_cost_micro_usd": 50000,
+           *             "max_duration_seconds": 600,
+           *             "max_tool_calls": 20
+           *           },
+           *           "forked_from": null,
            *           "metadata": {
            *             "ticket": "SUP-1042"
            *           },
@@ -11245,6 +11414,11 @@ export interface operations {
          *       "input": "Hello!",
          *       "metadata": {
          *         "ticket": "SUP-1042"
+         *       },
+         *       "limits": {
+         *         "max_cost_micro_usd": 50000,
+         *         "max_duration_seconds": 600,
+         *         "max_tool_calls": 20
          *       }
          *     }
          */
@@ -11275,6 +11449,12 @@ export interface operations {
            *         "output_tokens": 1,
            *         "cost_micro_usd": 12
            *       },
+           *       "limits": {
+           *         "max_cost_micro_usd": 50000,
+           *         "max_duration_seconds": 600,
+           *         "max_tool_calls": 20
+           *       },
+           *       "forked_from": null,
            *       "metadata": {
            *         "ticket": "SUP-1042"
            *       },
@@ -11492,6 +11672,12 @@ export interface operations {
            *         "output_tokens": 1,
            *         "cost_micro_usd": 12
            *       },
+           *       "limits": {
+           *         "max_cost_micro_usd": 50000,
+           *         "max_duration_seconds": 600,
+           *         "max_tool_calls": 20
+           *       },
+           *       "forked_from": null,
            *       "metadata": {
            *         "ticket": "SUP-1042"
            *       },
@@ -11637,6 +11823,12 @@ export interface operations {
            *         "output_tokens": 1,
            *         "cost_micro_usd": 12
            *       },
+           *       "limits": {
+           *         "max_cost_micro_usd": 50000,
+           *         "max_duration_seconds": 600,
+           *         "max_tool_calls": 20
+           *       },
+           *       "forked_from": null,
            *       "metadata": {
            *         "ticket": "SUP-1042"
            *       },
@@ -11726,6 +11918,261 @@ export interface operations {
            *     }
            */
           'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  forkRun: {
+    parameters: {
+      query?: never;
+      header?: {
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description The run id (`run_…`). A malformed, unknown or other account’s id answers the same 404. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "from_seq": 6
+         *     }
+         */
+        'application/json': components['schemas']['ForkRunRequest'];
+      };
+    };
+    responses: {
+      /** @description The fork, `running` or `queued`, with `forked_from`. */
+      201: {
+        headers: {
+          /** @description `true` on a replay: the first answer to this Idempotency-Key, returned again. */
+          'Idempotency-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "run_0mwvm6w71Qx3LhT0pV9sKe2bA",
+           *       "status": "completed",
+           *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+           *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+           *       "chat_id": null,
+           *       "input": "Hello!",
+           *       "output": "Hello!",
+           *       "failure": null,
+           *       "usage": {
+           *         "input_tokens": 1,
+           *         "output_tokens": 1,
+           *         "cost_micro_usd": 12
+           *       },
+           *       "limits": {
+           *         "max_cost_micro_usd": 50000,
+           *         "max_duration_seconds": 600,
+           *         "max_tool_calls": 20
+           *       },
+           *       "forked_from": null,
+           *       "metadata": {
+           *         "ticket": "SUP-1042"
+           *       },
+           *       "created_at": "2026-01-31T09:30:00.000Z",
+           *       "started_at": "2026-01-31T09:30:01.000Z",
+           *       "completed_at": "2026-01-31T09:30:05.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Run'];
+        };
+      };
+      /** @description A bad body (`invalid_json`, `invalid_body`, `unknown_field`), or a missing or malformed Idempotency-Key. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "A bad body, or a missing or malformed Idempotency-Key.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token (`unauthorized`). */
+      401: {
+        headers: {
+          /** @description Sent with every 401: `Bearer realm="<realm>"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD (`insufficient_balance`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/insufficient_balance",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "A usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD.",
+           *       "code": "insufficient_balance",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such run, a malformed id, or another account's (indistinguishable, `not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such run, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The run has not ended (`run_not_ended`), or an idempotency conflict. */
+      409: {
+        headers: {
+          /** @description Seconds to wait before retrying; sent with `idempotency_key_in_flight` (`1`). */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/run_not_ended",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "The run has not ended, or an idempotency conflict.",
+           *       "code": "run_not_ended",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `from_seq` is not an integer from 1 to the seq of the run’s last event, or `machine_id` names no machine of the account, or not the chat’s (`validation_failed`, naming the field); the harness cannot run here (`harness_not_runnable`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "from_seq is not an integer from 1 to the seq of the run’s last event, or machine_id names no machine of the account, or not the chat’s.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/from_seq",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A plan usage window (5 hours or a week) is full and extra usage is off (`usage_window_exceeded`): the body is the usage-window quota document, its `error` and `retry_after_seconds` members of the problem document, and `Retry-After` equals `retry_after_seconds`. Or past the account’s request rate, or its workflow requests and runs in progress at its limit (`rate_limited`, nothing started, no such members); `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying; sent with every 429, at least `1`. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/usage_window_exceeded",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "A plan usage window is full and extra usage is off.",
+           *       "code": "usage_window_exceeded",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "windows": [
+           *         {
+           *           "kind": "5h",
+           *           "status": "limited",
+           *           "used_percent": 100,
+           *           "window_seconds": 18000,
+           *           "resets_at": "2026-01-31T12:00:00.000Z",
+           *           "resets_in_seconds": 5400
+           *         },
+           *         {
+           *           "kind": "week",
+           *           "status": "allowed",
+           *           "used_percent": 41.2,
+           *           "window_seconds": 604800
+           *         }
+           *       ],
+           *       "extra": {
+           *         "enabled": false,
+           *         "spent_micro_usd_this_cycle": 0,
+           *         "wallet_micro_usd": 5000000
+           *       },
+           *       "mode": "blocked",
+           *       "error": "usage_window_exceeded",
+           *       "retry_after_seconds": 5400
+           *     }
+           */
+          'application/problem+json': (components['schemas']['Problem'] & components['schemas']['UsageWindowExceeded']) | components['schemas']['Problem'];
         };
       };
       /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
@@ -15167,6 +15614,12 @@ export interface operations {
          *           "output_tokens": 1,
          *           "cost_micro_usd": 12
          *         },
+         *         "limits": {
+         *           "max_cost_micro_usd": 50000,
+         *           "max_duration_seconds": 600,
+         *           "max_tool_calls": 20
+         *         },
+         *         "forked_from": null,
          *         "metadata": {
          *           "ticket": "SUP-1042"
          *         },
@@ -15237,6 +15690,12 @@ export interface operations {
          *           "output_tokens": 1,
          *           "cost_micro_usd": 12
          *         },
+         *         "limits": {
+         *           "max_cost_micro_usd": 50000,
+         *           "max_duration_seconds": 600,
+         *           "max_tool_calls": 20
+         *         },
+         *         "forked_from": null,
          *         "metadata": {
          *           "ticket": "SUP-1042"
          *         },
@@ -15307,6 +15766,12 @@ export interface operations {
          *           "output_tokens": 1,
          *           "cost_micro_usd": 12
          *         },
+         *         "limits": {
+         *           "max_cost_micro_usd": 50000,
+         *           "max_duration_seconds": 600,
+         *           "max_tool_calls": 20
+         *         },
+         *         "forked_from": null,
          *         "metadata": {
          *           "ticket": "SUP-1042"
          *         },

@@ -201,9 +201,9 @@ export function httpHandler<const C extends EndpointContract>(
     const request = apiRequest<BodyOf<C>, QueryOf<C>>(event, context);
     const key = header(event.headers, 'idempotency-key');
     if (!idempotency || key === undefined) return answerAdmitted(context.api.admission, fn(request));
-    return idempotency({ accountId: request.principal?.accountId ?? 'anonymous', route: event.routeKey, key, body: context.api.rawBody ?? null }, context, () =>
-      fn(request),
-    );
+    // Scoped by the path as asked, not its template: one key used to fork two runs is two requests.
+    const route = `${event.requestContext.http.method} ${event.rawPath}`;
+    return idempotency({ accountId: request.principal?.accountId ?? 'anonymous', route, key, body: context.api.rawBody ?? null }, context, () => fn(request));
   };
   const handler = stack(contract, auth, core);
   return (event: HttpEvent, context: Context): Promise<HttpResult> => observeInvocation(context, () => handler(event, context as ApiContext));

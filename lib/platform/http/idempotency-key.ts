@@ -14,6 +14,7 @@ export function checkIdempotencyKey(value: string | undefined): string {
 export interface IdempotentCall {
   /** Who and where: a key is only ever compared within this scope. */
   accountId: string;
+  /** The method and the path as asked (`POST /v2/runs/run_1/fork`): the same key on another resource is another request. */
   route: string;
   key: string;
   /** What was asked: the same key with another body is a conflict. */

@@ -119,6 +119,8 @@ export const keys = {
   /** A finished run of a chat (input and output): the chat's history that its later runs see, oldest first. */
   chatRunTurn: (chatId: string, createdAt: string, runId: string): Key => ({ pk: `CHAT#${chatId}`, sk: `RUNTURN#${createdAt}#${runId}` }),
   chatRunTurnPrefix: (chatId: string) => ({ pk: `CHAT#${chatId}`, skPrefix: 'RUNTURN#' }),
+  /** Below every finished run of the chat created at `createdAt` or later: a fork's history ends here (its source's creation). */
+  chatRunTurnBound: (chatId: string, createdAt: string): Key => ({ pk: `CHAT#${chatId}`, sk: `RUNTURN#${createdAt}#` }),
 
   // --- Context memory (agent nodes) ------------------------------------------
   /** One partition per (context memory id, agent node); messages sort oldest first. */

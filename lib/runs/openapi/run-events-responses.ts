@@ -3,25 +3,67 @@ import { withExample } from '#platform/http/common-schemas.js';
 import type { ResponseDoc } from '#platform/http/contract.js';
 import { v2Page } from '#platform/openapi/pagination.js';
 import { RUN_EVENT_TYPES, RUN_STATUSES, type RunEventType } from '../model.js';
-import { RUN_ID_EXAMPLE } from './runs-responses.js';
+import { RUN_ID_EXAMPLE, RunFailureSchema } from './runs-responses.js';
+
+/** On an event a fork copied from its source (lib/runs/fork-plan.ts): the source's event it copies. */
+const REUSED_FROM = z
+  .object({ run_id: z.string(), seq: z.number().int().min(1) })
+  .meta({
+    id: 'RunEventReusedFrom',
+    description:
+      'Only on the events a fork’s log starts with: copied from the run it was forked from (`run_id`, its event `seq`). They tell the conversation the fork reuses; no model or tool was called again for them.',
+  })
+  .optional();
 
 /** Each event type's `data`: a type without one fails to compile, so the union below is every event the runs record. */
 const DATA = {
-  'run.status': z.object({ status: z.enum(RUN_STATUSES) }),
-  message: z.object({ role: z.enum(['user', 'assistant']), text: z.string() }),
-  tool_call: z.object({ call_id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) }),
+  'run.status': z.object({
+    status: z.enum(RUN_STATUSES),
+    failure: RunFailureSchema.optional().meta({ description: 'On the `failed` event: the run’s `failure`.' }),
+  }),
+  message: z.object({ role: z.enum(['user', 'assistant']), text: z.string(), reused_from: REUSED_FROM }),
+  'message.delta': z.object({
+    text: z.string().meta({ description: 'The next piece of the assistant’s answer (with `restart`: the answer so far).' }),
+    restart: z.boolean().optional().meta({
+      description:
+        'Discard the text of this turn’s deltas before this one: the answer starts again with this `text`. Written only when a model turn was played again and its new text differs from what was already sent.',
+    }),
+  }),
+  tool_call: z.object({ call_id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()), reused_from: REUSED_FROM }),
   tool_result: z.object({
     call_id: z.string(),
     name: z.string(),
     text: z.string(),
     is_error: z.boolean(),
     denied: z.boolean().optional().meta({ description: 'The person rejected the call; it was not made.' }),
+    reused_from: REUSED_FROM,
   }),
-  interaction: z.object({ interaction_id: z.string(), type: z.enum(['approval', 'answer']), status: z.string() }),
+  interaction: z.object({ interaction_id: z.string(), type: z.enum(['approval', 'answer']), status: z.string(), reused_from: REUSED_FROM }),
   usage: z
     .object({ input_tokens: z.number().int(), output_tokens: z.number().int(), cost_micro_usd: z.number().int() })
     .meta({ description: 'After each model turn: the run’s usage so far, its tokens and cost with machine time, as `usage` on the run.' }),
 } satisfies Record<RunEventType, z.ZodType>;
+
+/** What an event type's component says beyond its `data`, and its example. */
+const EVENT_DOCS: Partial<Record<RunEventType, { description: string; examples: unknown[] }>> = {
+  'message.delta': {
+    description: [
+      'A piece of the assistant’s answer while the model produces it. Deltas are coalesced: a run writes at most about 4 a second (a piece waits about 250 ms at most), and what is left when the answer is complete is written just before its `message`. They are ordinary events: `seq`, paging, the stream and `Last-Event-ID` treat them like any other.',
+      'The rule: the `text` of a model turn’s deltas, concatenated in `seq` order from the last one with `restart: true` (its `text` included) or from the turn’s first, equals the `text` of the assistant `message` that follows them; a turn that ends with tool calls only writes no `message`, and its deltas then add up to the empty text. A turn cut short by the run’s end (cancelled, failed) has deltas and no `message`; once a run is cancelled, no delta is written.',
+      'Replay: a worker that dies mid-answer leaves its deltas; the worker that takes the run over plays the turn again and sends only what goes past the text already sent. When its text departs from it, it sends a delta with `restart: true` carrying the whole answer so far, so the rule above still holds.',
+    ].join('\n\n'),
+    examples: [
+      {
+        id: Buffer.from(`${RUN_ID_EXAMPLE}:3`).toString('base64url'),
+        run_id: RUN_ID_EXAMPLE,
+        seq: 3,
+        type: 'message.delta',
+        created_at: '2026-01-31T09:30:03.250Z',
+        data: { text: 'Hello, how ' },
+      },
+    ],
+  },
+};
 
 /** `tool_result` → `RunToolResultEvent`, `run.status` → `RunStatusEvent`. */
 const componentOf = (type: RunEventType) =>
@@ -41,7 +83,7 @@ const eventOf = <T extends RunEventType>(type: T) =>
       created_at: z.string().datetime(),
       data: DATA[type],
     })
-    .meta({ id: componentOf(type) });
+    .meta({ id: componentOf(type), ...EVENT_DOCS[type] });
 
 const eventId = (seq: number) => Buffer.from(`${RUN_ID_EXAMPLE}:${seq}`).toString('base64url');
 const at = (seq: number) => `2026-01-31T09:30:0${seq}.000Z`;

@@ -1,4 +1,5 @@
 import type { RunEvent, Schemas } from '@workflow-service/client';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useAction } from '../action';
 import { api, errorText } from '../api';
@@ -20,6 +21,17 @@ const LIVE_NOTE: Record<Live, string> = {
   ended: '',
   lost: 'Live events stopped.',
 };
+
+/** The limits a run runs under, in words ("none" without any). */
+function limitsText(limits: Run['limits']): string {
+  if (!limits) return 'none';
+  const parts = [
+    limits.max_cost_micro_usd !== undefined && `cost ${usd(limits.max_cost_micro_usd)}`,
+    limits.max_duration_seconds !== undefined && `${formatCount(limits.max_duration_seconds)} s running`,
+    limits.max_tool_calls !== undefined && `${formatCount(limits.max_tool_calls)} tool call${limits.max_tool_calls === 1 ? '' : 's'}`,
+  ].filter((part): part is string => typeof part === 'string');
+  return parts.length > 0 ? parts.join(' · ') : 'none';
+}
 
 /** A resource by its name, and its id below. */
 const Named = ({ name, id }: { name: string | undefined; id: string }) => (
@@ -78,7 +90,8 @@ export function RunPage({ id }: { id: string }) {
       const type: string = event.type;
       const data = event.data as Record<string, unknown>;
       if (type === 'message.delta') {
-        setDraft((shown) => shown + String(data.text ?? ''));
+        // `restart`: a worker that took the run over answers again; its text replaces what was shown.
+        setDraft((shown) => (data.restart ? '' : shown) + String(data.text ?? ''));
         return;
       }
       if (type === 'message') setDraft('');
@@ -155,11 +168,25 @@ export function RunPage({ id }: { id: string }) {
             items={[
               ['Harness', <Named name={names.harness} id={run.harness_id} />],
               ['Machine', <Named name={names.machine} id={run.machine_id} />],
+              ...(run.forked_from
+                ? ([
+                    [
+                      'Forked from',
+                      <>
+                        <a href={href('runs', run.forked_from.run_id)} class="mono">
+                          {run.forked_from.run_id}
+                        </a>{' '}
+                        <span class="muted">after event {run.forked_from.seq}</span>
+                      </>,
+                    ],
+                  ] as Array<[string, ComponentChildren]>)
+                : []),
               ['Created', <Time value={run.created_at} />],
               ['Started', <Time value={run.started_at} />],
               ['Ended', <Time value={run.completed_at} />],
               ['Tokens', `${formatCount(run.usage.input_tokens)} in · ${formatCount(run.usage.output_tokens)} out`],
               ['Cost', usd(run.usage.cost_micro_usd)],
+              ['Limits', limitsText(run.limits)],
             ]}
           />
           {run.failure && (
@@ -168,6 +195,12 @@ export function RunPage({ id }: { id: string }) {
                 <strong>Failed: {run.failure.code.replace(/_/g, ' ')}</strong> ({run.failure.retryable ? 'worth retrying' : 'not retryable'})
               </p>
               <p>{run.failure.message}</p>
+              {run.failure.limit && (
+                <p>
+                  Limit reached: <code>{run.failure.limit}</code>
+                  {run.limits?.[run.failure.limit] !== undefined && <> ({formatCount(run.limits[run.failure.limit]!)})</>}
+                </p>
+              )}
             </div>
           )}
           <Interactions runId={id} refresh={refresh} />
