@@ -2,7 +2,7 @@ import { PROVIDERS } from '#models/registry.js';
 import type { CompletionRequest } from '#models/types.js';
 import { DELTA_INTERVAL_MS } from '#runs/deltas.js';
 import { RUN_EVENTS_TIMING } from '#runs/run-events-stream.js';
-import { type AgentRunObservation, createHarness, createMachine, idempotent, observeAgentRun } from '../support/agent-run.js';
+import { type AgentRunObservation, createHarness, idempotent, idleMachine, observeAgentRun } from '../support/agent-run.js';
 import { purposeOf } from '../support/call-purpose.js';
 import type { EngineStack } from '../support/engine-stack.js';
 import { counts, lineWriter, log, mark, ms, num, times } from '../support/format.js';
@@ -226,7 +226,7 @@ async function measureLatency(
 export async function measureRunDeltas(b: EngineStack, runs: number): Promise<RunDeltasResult> {
   // The events page's requests (5.3) come just before: the account's request rate (20 a second, bursts of 40) refills first.
   await new Promise((resolve) => setTimeout(resolve, 2_500));
-  const [harnessId, machineId] = await Promise.all([createHarness(b.api, { model: 'local/script' }), createMachine(b.api)]);
+  const [harnessId, machineId] = await Promise.all([createHarness(b.api, { model: 'local/script' }), idleMachine(b.api)]);
   const body = (input: unknown) => ({ harness_id: harnessId, machine_id: machineId, input });
   const samples = Math.max(3, Math.min(runs, 5));
   log(`runs: token deltas, ${samples} runs with and ${samples} without per case, then ${samples} followed over SSE at each of ${PACES.length} paces`);

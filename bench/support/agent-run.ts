@@ -52,6 +52,16 @@ export async function createMachine(api: Api): Promise<string> {
 }
 
 /**
+ * An idle machine of the account, made when it has none: the sections of one
+ * process share a pro account, which may hold three machines.
+ */
+export async function idleMachine(api: Api): Promise<string> {
+  const listed = await api('GET', '/v1/machines?limit=100');
+  const idle = (listed.body.machines as { id: string; status: string }[] | undefined)?.find((m) => m.status === 'idle');
+  return idle?.id ?? createMachine(api);
+}
+
+/**
  * Starts one run through `POST /v2/runs` and waits until it has ended and
  * the service has gone quiet (untilQuiet: its machine handed on, its end
  * notified, the pollers' deletes done). The run and its events are read
