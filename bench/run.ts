@@ -140,7 +140,7 @@ async function stackOnly(): Promise<void> {
 }
 
 async function consoleOnly(): Promise<void> {
-  const results = await measureConsole(CONSOLE_SAMPLES);
+  const results = await inScratchDir('console-', (work) => measureConsole(work, CONSOLE_SAMPLES));
   console.log(`\n${renderConsoleSection(results).join('\n')}`);
   print(consoleConsoleLines(results));
   console.log(`\n(Console section only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
@@ -164,11 +164,10 @@ async function run(work: string): Promise<void> {
   const engine = MODE === 'load' ? undefined : await measureEngine(work, ENGINE_RUNS, SSE_LISTENERS);
   const { runs, evaluations } = MODE === 'load' ? {} : await measureRuns(work, ['runs', 'evaluations'], RUNS_SAMPLES, EVALUATION_REPS);
   const money = MODE === 'load' ? undefined : await measureMoney(work, ['money', 'webhooks'], RUNS_SAMPLES);
-  // Section 10 runs alone (`npm run bench -- console`): its stack needs a process of its own, as the engine's, runs' and money's have, and has none yet.
-  const consolePages = undefined as Awaited<ReturnType<typeof measureConsole>> | undefined;
+  const consolePages = MODE === 'load' ? undefined : await measureConsole(work, CONSOLE_SAMPLES);
 
   const seconds = (performance.now() - t0) / 1000;
-  if (engine && runs && evaluations && rate && money?.money && money.webhooks && stack) {
+  if (engine && runs && evaluations && rate && money?.money && money.webhooks && stack && consolePages) {
     mkdirSync(dirname(REPORT), { recursive: true });
     writeFileSync(
       REPORT,
@@ -196,7 +195,7 @@ async function run(work: string): Promise<void> {
   print([...bundleSizeConsoleLines(sizes), ...oldClientSizeLines(old)]);
   print([...loadTimeConsoleLines(load), ...firstUseConsoleLines(load), ...oldClientConsoleLines(comparison), ...loadVerdictLines(load)]);
   console.log(`  ${comparisonSummary(comparison, load)}`);
-  if (!engine || !runs || !evaluations || !rate || !money?.money || !money.webhooks || !stack) {
+  if (!engine || !runs || !evaluations || !rate || !money?.money || !money.webhooks || !stack || !consolePages) {
     console.log(`\n(Bundle sizes and load times only: docs/benchmarks.md is written by the full \`${COMMAND}\`.)`);
     return;
   }
@@ -211,7 +210,7 @@ async function run(work: string): Promise<void> {
     runsBudget(runs),
     moneyBudget(money.money),
     ...stackBudget(stack),
-    ...(consolePages ? [consoleBudget(consolePages)] : []),
+    consoleBudget(consolePages),
   ]);
   console.log(`\n${engineConsoleLines(engine).join('\n')}`);
   console.log(`\n${runsConsoleLines(runs).join('\n')}`);
@@ -219,7 +218,7 @@ async function run(work: string): Promise<void> {
   console.log(`\n${moneyConsoleLines(money.money).join('\n')}`);
   console.log(`\n${webhooksConsoleLines(money.webhooks).join('\n')}`);
   print(stackConsoleLines(stack));
-  if (consolePages) print(consoleConsoleLines(consolePages));
+  print(consoleConsoleLines(consolePages));
   console.log(`\nWrote ${REPORT} in ${seconds.toFixed(0)} s.`);
 }
 

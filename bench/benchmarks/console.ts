@@ -9,7 +9,9 @@ import { createDynamoDb } from '#platform/aws/clients.js';
 import { readEnv } from '#platform/config/env.js';
 import { launchChromium } from '../../test/browser/support/browser.js';
 import { webBuild } from '../../web/build.js';
+import { runBenchProcess } from '../support/bench-process.js';
 import { fmtKb, lineWriter, log, mark, ms, passFail, times } from '../support/format.js';
+import type { Running } from '../support/local-stack.js';
 import { type Spread, spread } from '../support/stats.js';
 
 /**
@@ -132,14 +134,21 @@ async function firstList(browser: Browser, url: string, account: { email: string
   }
 }
 
-export async function measureConsole(samples: number, runs = 20): Promise<ConsoleResults> {
+/** Section 10 in a process of its own (bench/console-process.ts): its stack's handlers keep their clients for the process's life. */
+export const measureConsole = (work: string, samples: number): Promise<ConsoleResults> =>
+  runBenchProcess<ConsoleResults>('console-process.ts', work, 'console', ['--samples', String(samples)]);
+
+/** Section 10 here: a local stack of its own, then Chromium against it. */
+export async function measureConsoleHere(samples: number, running: Running, runs = 20): Promise<ConsoleResults> {
   const dir = webBuild({ compress: true });
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as WebManifest;
   const consoleSizes = sizesOf(dir, manifest, /^\/assets\/console-/);
   const reference = sizesOf(dir, manifest, /^\/assets\/(scalar|docs)-/);
   log(`console: a local stack, ${runs} runs of local/echo, ${samples} loads in Chromium`);
   const stack = await startLocalStack({ port: 0 });
+  running.add(stack.stop);
   const browser = await launchChromium();
+  running.add(() => browser.close());
   try {
     const account = await seed(stack.url, runs);
     // One of each unmeasured first: the pages built, the handlers loaded.
@@ -164,8 +173,7 @@ export async function measureConsole(samples: number, runs = 20): Promise<Consol
       ratio: firstListSpread.median / floor.median,
     };
   } finally {
-    await browser.close();
-    await stack.stop();
+    await running.stopAll();
   }
 }
 
