@@ -31,7 +31,10 @@ export function staticSite(dir: string = webAssetsDir()): StaticSite {
     return manifest;
   };
   return {
-    find: (path) => (Object.hasOwn(load().files, path) ? load().files[path] : undefined),
+    find(path) {
+      const { files } = load();
+      return Object.hasOwn(files, path) ? files[path] : undefined;
+    },
     read(file) {
       let content = contents.get(file);
       if (!content) {

@@ -1,5 +1,5 @@
-import * as z from 'zod';
-import { RUN_LIMIT_DESCRIPTIONS, RUN_LIMIT_NAMES, RUN_LIMIT_RULE, type RunLimitName } from '#harnesses/model.js';
+import { RUN_LIMIT_DESCRIPTIONS, RUN_LIMIT_NAMES, RUN_LIMIT_RULE } from '#harnesses/model.js';
+import { optionalPositiveIntegers } from '#platform/http/common-schemas.js';
 
 /**
  * `limits` of POST /v2/runs and of the run as shown (decisions.md, "Run
@@ -9,22 +9,8 @@ import { RUN_LIMIT_DESCRIPTIONS, RUN_LIMIT_NAMES, RUN_LIMIT_RULE, type RunLimitN
  * validated by the harness's own schema from the same names, descriptions
  * and rule (lib/harnesses/run-limits.ts).
  */
-export const RunLimitsSchema = z
-  .strictObject(
-    Object.fromEntries(
-      RUN_LIMIT_NAMES.map((name) => [
-        name,
-        z
-          .number({ error: RUN_LIMIT_RULE })
-          .int({ error: RUN_LIMIT_RULE })
-          .min(1, { error: RUN_LIMIT_RULE })
-          .optional()
-          .meta({ description: RUN_LIMIT_DESCRIPTIONS[name] }),
-      ]),
-    ) as Record<RunLimitName, z.ZodOptional<z.ZodNumber>>,
-  )
-  .meta({
-    id: 'RunLimits',
-    description:
-      'Limits of a run, each a positive integer. A run that reaches one fails with `failure.code` `budget_exceeded` and `failure.limit` naming it, before its next model turn or tool call: it overshoots by at most one model turn or one tool call, and what it used is billed.',
-  });
+export const RunLimitsSchema = optionalPositiveIntegers(RUN_LIMIT_NAMES, RUN_LIMIT_DESCRIPTIONS, RUN_LIMIT_RULE).meta({
+  id: 'RunLimits',
+  description:
+    'Limits of a run, each a positive integer. A run that reaches one fails with `failure.code` `budget_exceeded` and `failure.limit` naming it, before its next model turn or tool call: it overshoots by at most one model turn or one tool call, and what it used is billed.',
+});

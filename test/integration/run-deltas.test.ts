@@ -10,6 +10,7 @@ import type { RunEventData } from '#runs/model.js';
 import { type Json, jsonCaller } from '../helpers/api.js';
 import { startOpenAIStreamServer, textChunk, usageChunk } from '../helpers/openai-stream-server.js';
 import { newMachine, runWhen as waitForRun } from '../helpers/runs.js';
+import { readSseBlocks } from '../helpers/sse-blocks.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
 
 /**
@@ -83,22 +84,13 @@ async function listen(runId: string, lastEventId?: string) {
   assert.equal(response.status, 200);
   const received: Received[] = [];
   let closed = false;
-  const pump = (async () => {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const chunk of response.body ?? []) {
-      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (!data) continue;
-        const event = JSON.parse(data) as Json;
-        assert.equal(/^event: (.*)$/m.exec(block)?.[1], event.type);
-        received.push({ id: event.id, type: event.type, seq: event.seq, data: event.data, at: Date.now() });
-      }
-    }
-  })()
+  const pump = readSseBlocks(response.body, (block) => {
+    const data = /^data: (.*)$/m.exec(block)?.[1];
+    if (!data) return;
+    const event = JSON.parse(data) as Json;
+    assert.equal(/^event: (.*)$/m.exec(block)?.[1], event.type);
+    received.push({ id: event.id, type: event.type, seq: event.seq, data: event.data, at: Date.now() });
+  })
     .catch((error) => {
       if (!abort.signal.aborted) throw error;
     })

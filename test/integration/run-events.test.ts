@@ -12,6 +12,7 @@ import { isTerminal, type Run, type RunEventData } from '#runs/model.js';
 import { runs } from '#runs/run-changes.js';
 import { type Json, jsonCaller, withoutTraceId } from '../helpers/api.js';
 import { runFixture } from '../helpers/run-fixture.js';
+import { readSseBlocks } from '../helpers/sse-blocks.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
@@ -103,24 +104,17 @@ async function listen(runId: string, headers: Record<string, string> = {}) {
   const messages: SseMessage[] = [];
   let closed = false;
   const pump = (async () => {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const chunk of response.body ?? []) {
-      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const m: SseMessage = {};
-        for (const line of block.split('\n')) {
-          const match = /^(id|event|data): (.*)$/.exec(line);
-          if (line.startsWith(':')) m.comment = line.slice(1).trim();
-          else if (match) m[match[1] as 'id' | 'event' | 'data'] = match[2];
-          else assert.fail(`unexpected line ${JSON.stringify(line)}`);
-        }
-        messages.push(m);
+    const rest = await readSseBlocks(response.body, (block) => {
+      const m: SseMessage = {};
+      for (const line of block.split('\n')) {
+        const match = /^(id|event|data): (.*)$/.exec(line);
+        if (line.startsWith(':')) m.comment = line.slice(1).trim();
+        else if (match) m[match[1] as 'id' | 'event' | 'data'] = match[2];
+        else assert.fail(`unexpected line ${JSON.stringify(line)}`);
       }
-    }
-    assert.equal(buffer, '', 'the stream ends on a message boundary');
+      messages.push(m);
+    });
+    assert.equal(rest, '', 'the stream ends on a message boundary');
   })()
     .catch((error) => {
       if (!abort.signal.aborted) throw error;

@@ -16,6 +16,14 @@ export const limitParam = (max: number, fallback: number) =>
     .default(fallback);
 
 /** What an OpenAPI description says of a field bounded by `boundedJson`. */
+/** A closed object of optional positive integers, each with its description, all refused with one `rule`. */
+export const optionalPositiveIntegers = <const N extends string>(names: readonly N[], descriptions: Readonly<Record<N, string>>, rule: string) =>
+  z.strictObject(
+    Object.fromEntries(
+      names.map((name) => [name, z.number({ error: rule }).int({ error: rule }).min(1, { error: rule }).optional().meta({ description: descriptions[name] })]),
+    ) as Record<N, z.ZodOptional<z.ZodNumber>>,
+  );
+
 export const JSON_DEPTH_RULE = `Objects and arrays nest at most ${JSON_MAX_DEPTH} levels deep in it (deeper: 422 \`validation_failed\`, code \`too_deep\`).`;
 
 /**
