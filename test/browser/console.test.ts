@@ -318,6 +318,33 @@ describe('runs', () => {
     await page.close();
   });
 
+  test('an answer is shown as it is written (message.delta), then as the message; cancelled mid-answer, its draft goes', async () => {
+    // Prepare: replies written a word every 300 ms.
+    const harnessId = await harness({});
+    const slow = (reply: string) => ({ harness_id: harnessId, machine_id: machineId, input: { steps: [{ reply, delay_ms: 300 }] } });
+    const answer = 'one two three four five six seven eight';
+    const run = await post('/v2/runs', slow(answer));
+    const page = await openSignedIn(`#/runs/${run.id}`, /^Run run_/);
+    const events = page.getByRole('list', { name: 'Run events' });
+    const draft = page.locator('.event-draft');
+
+    // Act, assert: words appear before the answer is complete, then the message holds all of it.
+    await draft.getByText(/^one two/).waitFor();
+    expect(await draft.textContent()).not.toContain('eight');
+    await statusLine(page, 'completed').waitFor();
+    await events.getByText(answer).first().waitFor();
+    await expect.poll(() => draft.count()).toBe(0);
+
+    // Act, assert: a run cancelled in the middle of its answer leaves no draft behind.
+    const cut = await post('/v2/runs', slow('a long answer that will never be finished because it is cancelled'));
+    await page.goto(`${stack.url}/#/runs/${cut.id}`);
+    await draft.getByText(/^a long/).waitFor();
+    await page.getByRole('button', { name: 'Cancel run' }).click();
+    await statusLine(page, 'cancelled').waitFor();
+    await expect.poll(() => draft.count()).toBe(0);
+    await page.close();
+  });
+
   test('the runs list filters by status and pages with “Load more”', async () => {
     // Prepare: more runs than a page holds (20).
     const harnessId = (

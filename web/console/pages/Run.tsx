@@ -94,7 +94,8 @@ export function RunPage({ id }: { id: string }) {
         setDraft((shown) => (data.restart ? '' : shown) + String(data.text ?? ''));
         return;
       }
-      if (type === 'message') setDraft('');
+      // The answer is complete, or the run ended in the middle of it: the draft goes either way.
+      if (type === 'message' || (type === 'run.status' && ENDED_RUN.has(String(data.status)))) setDraft('');
       setEvents((list) => [...list, event]);
       if (type === 'run.status') {
         const status = data.status as Run['status'];
