@@ -14,10 +14,11 @@ test('the typed client is generated from the current OpenAPI document', { timeou
   }
 });
 
-test("the package README's example is examples/quickstart.ts, which the integration test runs", () => {
-  const readme = readFileSync(join(REPOSITORY_ROOT, 'clients/typescript/README.md'), 'utf8');
-  const example = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+test("the package's and the repository's README show examples/quickstart.ts, which the integration test runs", () => {
   const quickstart = readFileSync(join(REPOSITORY_ROOT, 'clients/typescript/examples/quickstart.ts'), 'utf8');
   const code = quickstart.slice(quickstart.indexOf('\nconst ') + 1);
-  assert.equal(example, code, 'the first ts block of clients/typescript/README.md is the code of examples/quickstart.ts after its imports');
+  for (const path of ['clients/typescript/README.md', 'README.md']) {
+    const example = /```ts\n([\s\S]*?)```/.exec(readFileSync(join(REPOSITORY_ROOT, path), 'utf8'))?.[1];
+    assert.equal(example, code, `the first ts block of ${path} is the code of examples/quickstart.ts after its imports`);
+  }
 });
