@@ -131,8 +131,7 @@ function runChangeName(action: string, status: string | undefined, kinds: string
   if (status === 'waiting') return 'waitFor';
   if (status !== undefined) return `endRun → ${status}`;
   if (kinds.includes('run step')) return 'record a step';
-  // The run and its events' page alone: a model turn's text written while the model produces it (lib/runs/deltas.ts).
-  return kinds.length === 2 && kinds.includes('run events') ? 'write message deltas' : 'change';
+  return 'change';
 }
 
 /** The evaluations function that makes a transaction (lib/evaluations/evaluations-repository.ts), from the items it writes. */
@@ -209,7 +208,10 @@ function queryPurpose(r: Record<string, unknown>): string {
   const pk = str((r.ExpressionAttributeValues as Wire | undefined)?.[':pk']);
   if (pk?.startsWith(RUN_PK_PREFIX)) {
     if (strings.some((s) => s === RUN_STEP_SK_PREFIX)) return 'steps (Query run steps)';
-    if (strings.some((s) => s?.startsWith(RUN_EVENT_SK_PREFIX))) return 'eventsAfter (Query run event pages)';
+    if (strings.some((s) => s?.startsWith(RUN_EVENT_SK_PREFIX))) {
+      // A change of a running run finds the log's end past its event_seq (lib/runs/run-changes.ts).
+      return r.ScanIndexForward === false && r.Limit === 1 ? 'lastEventSeq (Query the run log’s newest page)' : 'eventsAfter (Query run event pages)';
+    }
   }
   if (pk?.startsWith(MACHINE_QUEUE_PK_PREFIX)) return 'queueHead (Query machine queue)';
   if (pk?.startsWith(EVALUATION_PK_PREFIX)) return 'whole (Query evaluation partition)';
@@ -232,6 +234,8 @@ export function purposeOf(call: DynamoCall): string {
       return updatePurpose(r, kind, failed);
     case 'PutItem':
       if (kind === 'event') return `appendEvents: write event page (PutItem if absent)${failed}`;
+      // A running run's answer as it is written: a page of its log alone (lib/runs/deltas.ts).
+      if (kind === 'run events') return `write message deltas: run event page (PutItem if absent)${failed}`;
       if (kind === 'request') return `create: request item (PutItem)${failed}`;
       if (kind === 'idempotency record') return `idempotency: record in progress (PutItem if absent)${failed}`;
       return `PutItem ${kind}${failed}`;

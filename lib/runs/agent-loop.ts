@@ -210,13 +210,12 @@ async function modelStep(loop: Loop): Promise<void> {
     );
     streamed = await stream.finish(completion.content);
   } catch (error) {
-    loop.run = await stream.abandon();
+    await stream.abandon();
     // A delta's write found the run ended or taken over (RunStopped), or failed (the message is delivered again).
     if (error instanceof RunStopped) throw error;
     if (stream.failure !== undefined) throw stream.failure;
     return fail(loop, { code: 'model_error', message: `The model call failed: ${(error as Error).message}`, retryable: true });
   }
-  loop.run = streamed.run;
   const step: TurnStep = {
     turn,
     content: completion.content,
@@ -234,6 +233,8 @@ async function modelStep(loop: Loop): Promise<void> {
     { type: 'usage', data: usage },
   ];
   const stepPut = deps.runs.stepPut(run.id, { ...step });
+  // The turn's change follows its deltas; one that finds a page there (a worker that lost the run wrote still) is refused.
+  const afterDeltas = streamed.afterSeq === undefined ? {} : { afterSeq: streamed.afterSeq };
   if (step.tool_calls.length === 0) {
     const items = [stepPut, ...(run.chat_id ? [deps.runs.chatTurnPut(run, step.content)] : [])];
     return finish(loop, (current) =>
@@ -243,12 +244,12 @@ async function modelStep(loop: Loop): Promise<void> {
         { status: 'completed', output: step.content, leaseOwner: loop.lease.owner },
         ['running'],
         // The run given carries the turn's usage already: the cost recorded is the rise from the stored one.
-        { events, items, set: { turns: turn + 1 }, costBefore: current.usage.cost_micro_usd },
+        { events, items, set: { turns: turn + 1 }, costBefore: current.usage.cost_micro_usd, ...afterDeltas },
         now,
       ),
     );
   }
-  await apply(loop, { set: { turns: turn + 1, usage }, events, items: [stepPut] });
+  await apply(loop, { set: { turns: turn + 1, usage }, events, items: [stepPut], ...afterDeltas });
   loop.recorded.turns.push(step);
 }
 

@@ -6,32 +6,43 @@ import type { Runs } from './run-changes.js';
  * Token deltas (decisions.md, Run streaming: `message.delta`): the text of a
  * model turn, written to the run's events while the model produces it.
  *
- * - Coalescing. The provider's pieces are buffered and written as one
- *   `message.delta` event at most every DELTA_INTERVAL_MS (at most about 4
- *   a second): a piece that arrives when the last write began that long ago
- *   (the turn's first, or one after a pause) is written at once, the others
- *   wait for the interval. What is still buffered when the model's answer
- *   is complete rides in the turn's own change, before its `message`: an
+ * - Coalescing. The provider's pieces are written as one `message.delta`
+ *   event at most every DELTA_INTERVAL_MS (at most about 4 a second): a
+ *   piece that arrives when the last write began that long ago (the turn's
+ *   first, or one after a pause) is written at once, the others wait for
+ *   the interval. What is still unwritten when the model's answer is
+ *   complete rides in the turn's own change, before its `message`: an
  *   answer produced at once (the local models without `delay_ms`, a
  *   provider that did not stream) costs no write of its own.
- * - Each write is a change of the run like any other (its event page and
- *   the run's `event_seq`, one transaction), on condition that the run is
- *   still `running` and the worker still holds its lease: once the run is
- *   cancelled (or taken over) no delta is written, and the refused write
- *   aborts the model call at once (RunStopped), besides the lease watch.
+ * - Each write is one page of the run's event log and nothing else: a put
+ *   right after the log's end as this worker knows it, on condition that no
+ *   page starts there. The run item is not written, so a delta costs one
+ *   write unit where a change of the run costs six (docs/benchmarks.md,
+ *   section 5.4), and the run's `event_seq` stays at the last change's
+ *   event: while the run is `running` the log may go on past it, and every
+ *   change of a running run puts its events after the log's end (found from
+ *   its newest page, ./run-changes.ts), so a change and a delta can never
+ *   both land at one seq.
+ * - A cancel is the change that puts its events after the deltas: the next
+ *   delta's put finds that page, the run is read, and, no longer running
+ *   (or no longer this worker's), the write aborts the model call at once
+ *   (RunStopped), besides the lease watch. No delta follows a run's end.
  * - The rule a reader relies on: a delta with `restart: true` discards the
  *   text of the turn's deltas before it. The text of a turn's deltas, from
  *   its last restart on, is the text of the turn's `message` that follows
  *   them (empty when the turn ends with tool calls only and so writes no
  *   `message`); a turn cut short by the run's end has deltas and no `message`.
- * - Replay. The first write of a turn marks the run (`stream: {turn,
- *   from_seq}`). A worker that plays a marked turn again (its first worker
- *   died mid-answer) reads the deltas logged since `from_seq` and passes its
- *   new text through TurnText: while the text repeats what is logged
- *   nothing is written, what goes past it is written as usual, and a text
- *   that parts from it is written whole as a restart. A deterministic model
- *   (local/script) continues the logged answer; any other gets a restart
- *   where it differs, and the invariant holds either way.
+ * - Replay. A turn's deltas are the events past the run's `event_seq` (the
+ *   change before the turn left it there; only the turn's change moves it
+ *   on). A worker that plays a turn again (its first worker died
+ *   mid-answer) reads them and passes its new text through TurnText: while
+ *   the text repeats what is logged nothing is written, what goes past it
+ *   is written as usual, and a text that parts from it is written whole as
+ *   a restart. A deterministic model (local/script) continues the logged
+ *   answer; any other gets a restart where it differs, and the invariant
+ *   holds either way. A put that finds another worker's page (one that lost
+ *   the run and wrote still, before its lease watch stopped it) reads the
+ *   turn's deltas again and goes on from what a reader holds.
  */
 
 /** A piece of a turn's text as one `message.delta` carries it. */
@@ -50,10 +61,6 @@ export const DELTA_INTERVAL_MS = 250;
  * text, and a page holds 400 KB.
  */
 export const FOLD_MAX_CHARS = 16_000;
-
-/** Two consecutive deltas as one: a restart discards what came before it. */
-export const mergeDeltas = (before: Delta | undefined, after: Delta): Delta =>
-  before === undefined || after.restart ? after : { ...before, text: before.text + after.text };
 
 /** The text a reader holds after `deltas`, starting from `text`. */
 export function textAfter(text: string, deltas: Iterable<Delta>): string {
@@ -78,61 +85,65 @@ export const loggedText = (events: readonly RunEventData[]): string =>
   );
 
 /**
- * A turn's text against what is already logged of it (`logged`, empty for
- * a turn played the first time): the deltas that take a reader from
- * `logged` to the text produced so far, and at the end to the whole answer.
+ * A turn's text against what a reader holds of it: `shown`, the text of
+ * the turn's logged deltas (empty for a turn played the first time), and
+ * `produced`, what the model has produced so far.
  */
 export class TurnText {
   private produced = '';
-  /** The text produced so far is still a prefix of the logged text: nothing is written. */
-  private following: boolean;
-  /** What a reader holds once every delta answered so far is written. */
-  private shown: string;
 
-  constructor(private readonly logged: string) {
-    this.following = logged !== '';
-    this.shown = logged;
-  }
+  constructor(private shown: string) {}
 
-  /** The delta for a piece of the text, or undefined when it only repeats what is logged. */
-  push(piece: string): Delta | undefined {
+  push(piece: string): void {
     this.produced += piece;
-    let delta: Delta;
-    if (!this.following) delta = { text: piece };
-    else if (this.logged.startsWith(this.produced)) return undefined;
-    else {
-      this.following = false;
-      delta = this.produced.startsWith(this.logged) ? { text: this.produced.slice(this.logged.length) } : { text: this.produced, restart: true };
-    }
-    this.shown = textAfter(this.shown, [delta]);
-    return delta;
   }
 
   /**
-   * What must still be written once the answer is `content`: nothing when a
-   * reader holds it already, the rest when it goes on from there (a
-   * provider that did not stream), else a restart with all of it (a
-   * replayed answer shorter than the one logged).
+   * The delta that takes a reader to the text produced so far: undefined
+   * while the reader holds it already (or more of the same: a replay that
+   * repeats what is logged), the rest when it goes on from there, else a
+   * restart with all of it.
    */
-  finish(content: string): Delta | undefined {
-    const shown = this.shown;
-    if (shown === content) return undefined;
-    this.shown = content;
-    return content.startsWith(shown) ? { text: content.slice(shown.length) } : { text: content, restart: true };
+  pending(): Delta | undefined {
+    if (this.shown.startsWith(this.produced)) return undefined;
+    return this.produced.startsWith(this.shown) ? { text: this.produced.slice(this.shown.length) } : { text: this.produced, restart: true };
+  }
+
+  /**
+   * The delta that takes a reader to `content`, the whole answer: nothing
+   * when it holds it, the rest when it goes on from there (a provider that
+   * did not stream), else a restart (a replayed answer shorter than the
+   * one logged).
+   */
+  final(content: string): Delta | undefined {
+    this.produced = content;
+    if (this.shown === content) return undefined;
+    return content.startsWith(this.shown) ? { text: content.slice(this.shown.length) } : { text: content, restart: true };
+  }
+
+  /** `delta` is logged: a reader holds it too. */
+  written(delta: Delta): void {
+    this.shown = textAfter(this.shown, [delta]);
+  }
+
+  /** What a reader holds is `logged` (read again after another writer's page). */
+  rebase(logged: string): void {
+    this.shown = logged;
   }
 }
 
 /**
- * Buffers deltas and hands them to `write` at most every `intervalMs`
- * (from the start of one write to the start of the next), one write at a
- * time: a piece that comes when the last write began longer ago than that
- * (the first piece of a turn, or one after a pause) is written at once,
- * at the next turn of the event loop; the others wait. A write that fails
- * stops it: `onFailure` is told, and nothing more is written. On the
- * global timers and clock, so tests can run it on fake ones.
+ * Calls `write` at most every `intervalMs` (from the start of one write to
+ * the start of the next), one write at a time, while there is something new
+ * to write (`poke`): a poke that comes when the last write began longer ago
+ * than that (the first piece of a turn, or one after a pause) is written
+ * at the next turn of the event loop; the others wait. `write` takes what
+ * is new when it runs. A write that fails stops it: `onFailure` is told,
+ * and nothing more is written. On the global timers and clock, so tests can
+ * run it on fake ones.
  */
-export class DeltaCoalescer {
-  private buffer: Delta | undefined;
+export class WritePacer {
+  private dirty = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private inFlight: Promise<void> | undefined;
   private lastWriteAt = Number.NEGATIVE_INFINITY;
@@ -141,19 +152,19 @@ export class DeltaCoalescer {
   failure: unknown;
 
   constructor(
-    private readonly write: (delta: Delta) => Promise<void>,
+    private readonly write: () => Promise<void>,
     private readonly onFailure: (error: unknown) => void = () => {},
     private readonly intervalMs: number = DELTA_INTERVAL_MS,
   ) {}
 
-  push(delta: Delta): void {
+  poke(): void {
     if (this.closed) return;
-    this.buffer = mergeDeltas(this.buffer, delta);
+    this.dirty = true;
     this.schedule();
   }
 
   private schedule(): void {
-    if (this.closed || this.buffer === undefined || this.timer !== undefined || this.inFlight !== undefined) return;
+    if (this.closed || !this.dirty || this.timer !== undefined || this.inFlight !== undefined) return;
     // Never synchronously: an answer that completes right after its piece folds it into the turn's change instead.
     this.timer = setTimeout(
       () => {
@@ -165,11 +176,10 @@ export class DeltaCoalescer {
   }
 
   private flush(): void {
-    if (this.closed || this.buffer === undefined) return;
-    const delta = this.buffer;
-    this.buffer = undefined;
+    if (this.closed || !this.dirty) return;
+    this.dirty = false;
     this.lastWriteAt = Date.now();
-    this.inFlight = this.write(delta).then(
+    this.inFlight = this.write().then(
       () => {
         this.inFlight = undefined;
         this.schedule();
@@ -183,16 +193,13 @@ export class DeltaCoalescer {
     );
   }
 
-  /** Stops writing: waits for the write in flight, then answers what is left unwritten; throws the failure that stopped it, if one did. */
-  async drain(): Promise<Delta | undefined> {
+  /** Stops writing: waits for the write in flight; throws the failure that stopped it, if one did. */
+  async drain(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     while (this.inFlight) await this.inFlight;
     if (this.failure !== undefined) throw this.failure;
-    const rest = this.buffer;
-    this.buffer = undefined;
-    return rest;
   }
 }
 
@@ -204,11 +211,12 @@ export class DeltaCoalescer {
 export const deltasEnabled = (env: NodeJS.ProcessEnv = process.env): boolean => env.RUN_MESSAGE_DELTAS !== 'off';
 
 /** What a model turn's stream needs of the runs. */
-export type TurnStreamRuns = Pick<Runs, 'change' | 'get' | 'eventsBetween'>;
+export type TurnStreamRuns = Pick<Runs, 'get' | 'eventsFrom' | 'appendAfter'>;
 
-/** The turn's stream once the model has answered: the run as the writes left it, and the events its own change writes before its `message`. */
+/** The turn's stream once the model has answered: where the turn's change puts its events, and those it writes before its `message`. */
 export interface TurnStreamEnd {
-  run: Run;
+  /** The log's end as the stream left it (absent when deltas are off: the change finds it). */
+  afterSeq?: number;
   events: RunEventData[];
 }
 
@@ -219,27 +227,30 @@ export interface TurnStreamEnd {
  */
 export class TurnStream {
   private readonly controller = new AbortController();
-  private readonly coalescer: DeltaCoalescer;
+  private readonly pacer: WritePacer;
 
   private constructor(
     private readonly runs: TurnStreamRuns,
-    private run: Run,
+    private readonly runId: string,
     private readonly owner: string,
-    private readonly turn: number,
+    /** The seq of the turn's first streamed event. */
+    private readonly from: number,
+    /** The log's last seq as this stream knows it: the end of a page. */
+    private tail: number,
     /** Events to write before the turn's first delta, not yet written (the run's input, at turn 0). */
     private opening: RunEventData[],
     /** Absent when deltas are off. */
     private readonly text: TurnText | undefined,
   ) {
-    this.coalescer = new DeltaCoalescer(
-      (delta) => this.write(delta),
+    this.pacer = new WritePacer(
+      () => this.write(() => this.text!.pending()),
       (error) => this.controller.abort(error),
     );
     this.onText =
       text &&
       ((piece) => {
-        const delta = text.push(piece);
-        if (delta) this.coalescer.push(delta);
+        text.push(piece);
+        this.pacer.poke();
       });
   }
 
@@ -247,15 +258,16 @@ export class TurnStream {
    * Opens turn `turn` of `run` for the worker `owner`. `opening` are the
    * events that come before the turn's text (the user's `message` at turn
    * 0): the first write carries them, or the turn's change when nothing is
-   * written before it. A turn the run is marked as streaming is one played
-   * again: what it logged is read back (one Query) and continued.
+   * written before it. What the turn logged already (its first worker died
+   * mid-answer) is read back, one Query, and continued.
    */
   static async open(runs: TurnStreamRuns, run: Run, owner: string, turn: number, opening: RunEventData[]): Promise<TurnStream> {
-    if (!deltasEnabled()) return new TurnStream(runs, run, owner, turn, opening, undefined);
-    if (run.stream?.turn !== turn) return new TurnStream(runs, run, owner, turn, opening, new TurnText(''));
-    const logged = await runs.eventsBetween(run.id, run.stream.from_seq, run.event_seq);
+    if (!deltasEnabled()) return new TurnStream(runs, run.id, owner, run.event_seq + 1, run.event_seq, opening, undefined);
+    const from = run.stream?.turn === turn ? run.stream.from_seq : run.event_seq + 1;
+    const logged = await runs.eventsFrom(run.id, from);
+    const tail = Math.max(run.event_seq, logged.at(-1)?.seq ?? 0);
     // The turn's first write carried the opening events.
-    return new TurnStream(runs, run, owner, turn, [], new TurnText(loggedText(logged)));
+    return new TurnStream(runs, run.id, owner, from, tail, logged.length ? [] : opening, new TurnText(loggedText(logged.map((event) => event.data))));
   }
 
   /** The provider's `onText` (none when deltas are off). */
@@ -268,49 +280,53 @@ export class TurnStream {
 
   /** Why the stream stopped the call (RunStopped, or a write's own error), if it did. */
   get failure(): unknown {
-    return this.coalescer.failure;
+    return this.pacer.failure;
   }
 
-  /** One write: a change of the run, on condition it is still running and this worker's. */
-  private async write(delta: Delta): Promise<void> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const set = this.run.stream?.turn === this.turn ? {} : { stream: { turn: this.turn, from_seq: this.run.event_seq + 1 } };
+  /** One write: the delta `take` answers, as the page after the log's end, with the opening events still unwritten. */
+  private async write(take: () => Delta | undefined): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const delta = take();
+      if (!delta) return;
       const events = [...this.opening, deltaEvent(delta)];
-      const changed = await this.runs.change(this.run, { set, events, from: ['running'], leaseOwner: this.owner });
-      if (changed) {
-        this.run = changed;
+      if (await this.runs.appendAfter(this.runId, this.tail, events)) {
+        this.tail += events.length;
         this.opening = [];
+        this.text!.written(delta);
         return;
       }
-      const now = await this.runs.get(this.run.id);
+      // A page came first: the run's end, or a page of a worker that took the run over or lost it.
+      const now = await this.runs.get(this.runId);
       if (now?.status !== 'running') throw new RunStopped('ended');
       if (now.lease_owner !== this.owner) throw new RunStopped('lease_lost');
-      this.run = now;
+      const logged = await this.runs.eventsFrom(this.runId, this.from);
+      this.tail = Math.max(this.tail, logged.at(-1)?.seq ?? 0);
+      if (logged.length) this.opening = [];
+      this.text!.rebase(loggedText(logged.map((event) => event.data)));
     }
-    throw new Error(`Run ${this.run.id}: a delta kept colliding with other writes.`);
+    throw new Error(`Run ${this.runId}: a delta kept colliding with other writes.`);
   }
 
   /**
-   * The model answered `content`: no more writes; what is left (and a
+   * The model answered `content`: no more paced writes; what is left (a
    * restart, when what a reader holds is not `content`) comes back as
-   * events for the turn's own change, after the opening ones still unwritten.
-   * Throws what stopped the stream, if something did.
+   * events for the turn's own change, after the opening ones still
+   * unwritten, with the seq they follow. Throws what stopped the stream,
+   * if something did.
    */
   async finish(content: string): Promise<TurnStreamEnd> {
-    let rest = await this.coalescer.drain();
-    if (!this.text) return { run: this.run, events: this.opening };
-    const last = this.text.finish(content);
-    if (last) rest = mergeDeltas(rest, last);
-    if (rest && rest.text.length > FOLD_MAX_CHARS) {
-      await this.write(rest);
-      rest = undefined;
+    await this.pacer.drain();
+    if (!this.text) return { events: this.opening };
+    const last = this.text.final(content);
+    if (last && last.text.length > FOLD_MAX_CHARS) {
+      await this.write(() => this.text!.final(content));
+      return { afterSeq: this.tail, events: [] };
     }
-    return { run: this.run, events: [...this.opening, ...(rest ? [deltaEvent(rest)] : [])] };
+    return { afterSeq: this.tail, events: [...this.opening, ...(last ? [deltaEvent(last)] : [])] };
   }
 
-  /** The call failed or was stopped: no more writes; the run as the writes left it. */
-  async abandon(): Promise<Run> {
-    await this.coalescer.drain().catch(() => undefined);
-    return this.run;
+  /** The call failed or was stopped: no more writes. */
+  async abandon(): Promise<void> {
+    await this.pacer.drain().catch(() => undefined);
   }
 }

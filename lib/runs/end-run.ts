@@ -34,6 +34,8 @@ export interface EndExtra {
   items?: RunChange['items'];
   set?: RunChange['set'];
   costBefore?: number;
+  /** Where the events go, when the caller knows the log's end (a model turn's stream, lib/runs/deltas.ts). */
+  afterSeq?: number;
 }
 
 /** Changes in a row that lose a race before the caller is told to retry (each loser read a newer run). */
@@ -63,7 +65,7 @@ export async function endRun(
     ...endChange(deps, run, end, extra, now),
     // Refused for what it holds (a value nested too deep for DynamoDB, an item too large): the same end would be
     // refused on every try, and a run that cannot end keeps its machine, its slot and a worker calling its model.
-    unrecordable: endChange(deps, run, unrecordableEnd(end), { set: extra.set, costBefore: extra.costBefore }, now, true),
+    unrecordable: endChange(deps, run, unrecordableEnd(end), { set: extra.set, costBefore: extra.costBefore, afterSeq: extra.afterSeq }, now, true),
     afterCommit: async (ended) => {
       countMetric(METRIC.runsEnded, { status: ended.status });
       await afterEnd(deps, ended, run.wait?.interaction_id);
@@ -114,6 +116,7 @@ function endChange(deps: EndDeps, run: Run, end: RunEnd, extra: EndExtra, now: D
     set,
     from: [run.status],
     ...(extra.costBefore === undefined ? {} : { costBefore: extra.costBefore }),
+    ...(extra.afterSeq === undefined ? {} : { afterSeq: extra.afterSeq }),
     ...(end.leaseOwner === undefined ? {} : { leaseOwner: end.leaseOwner }),
     // A failed run's last run.status event carries its failure, as the run and its run.failed event do.
     events: [...(extra.events ?? []), ...waitEvents, { type: 'run.status', data: { status: end.status, ...(end.failure ? { failure: end.failure } : {}) } }],

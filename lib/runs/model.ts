@@ -85,7 +85,13 @@ export interface Run {
   harness: RunHarness;
   /** Sort key of its machine queue entry while queued (lib/platform/table/keys.ts, machineQueueEntry). */
   queue_sk: string | null;
-  /** The highest event seq written: every change of the run writes its events and raises this in one transaction. */
+  /**
+   * The seq of the last event a change of the run wrote: every change
+   * writes its events and raises this in one transaction. While the run is
+   * `running`, its lease holder's `message.delta` events may follow it
+   * (written without a change, lib/runs/deltas.ts): the log's end is then
+   * found from its newest page, and the next change's events follow them.
+   */
   event_seq: number;
   /** Model turns recorded so far. */
   turns: number;
@@ -108,7 +114,11 @@ export interface Run {
   extra_micro_usd?: number;
   /** The run holds one of the account's slots of work in progress (lib/accounts, concurrency.ts), given back by its end. */
   concurrency_slot?: boolean;
-  /** The model turn whose text is being written as `message.delta` events, and the seq of its first streamed event (lib/runs/deltas.ts): a worker that plays that turn again continues what is logged. */
+  /**
+   * Written by earlier versions only (each delta was then a change of the
+   * run): the turn whose deltas start at `from_seq`. A worker playing that
+   * turn again reads its logged text from there (lib/runs/deltas.ts).
+   */
   stream?: { turn: number; from_seq: number };
   /** Its effective limits (its own over its harness's, lib/runs/limits.ts); absent when it has none. */
   limits?: RunLimits;
@@ -173,6 +183,8 @@ export interface RunWrite {
   events: RunEventData[];
   /** Other items of the run's feature written in the same transaction (its machine, a queue entry, a step). */
   items?: TransactItem[];
+  /** The seq the events follow, when not `event_seq`: the log's end past it, where a running run's deltas lie (lib/runs/deltas.ts). */
+  afterSeq?: number;
 }
 
 /** A recorded step: a model turn (`call` absent) or one call's result. */

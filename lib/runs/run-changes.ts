@@ -73,7 +73,9 @@ export function runs(table: TableRef = defaultTable(), settlement: Settlements =
             },
           }
         : {}),
-      ...(change.unrecordable ? { unrecordable: () => work(run, { afterCommit, ...change.unrecordable! }) } : {}),
+      ...(change.unrecordable
+        ? { unrecordable: () => work(run, { afterCommit, ...change.unrecordable!, ...(change.afterSeq === undefined ? {} : { afterSeq: change.afterSeq }) }) }
+        : {}),
       ...(afterCommit ? { afterCommit: (settled: Settled<Run>) => afterCommit(settled.result) } : {}),
     };
   }
@@ -81,9 +83,16 @@ export function runs(table: TableRef = defaultTable(), settlement: Settlements =
   return {
     ...repo,
 
-    /** Applies a change (RunChange) with what moves with it; the run as changed, or undefined when its own items were refused. */
+    /**
+     * Applies a change (RunChange) with what moves with it; the run as
+     * changed, or undefined when its own items were refused. The events of
+     * a change of a running run follow the log's end, which its deltas may
+     * have moved past `event_seq` (lib/runs/deltas.ts): one read of the
+     * newest page finds it, unless the caller knows it (`afterSeq`).
+     */
     async change(run: Run, change: RunChange): Promise<Run | undefined> {
-      const settled = await settlement.settle(work(run, change));
+      const afterSeq = change.afterSeq ?? (run.status === 'running' ? Math.max(run.event_seq, await repo.lastEventSeq(run.id)) : undefined);
+      const settled = await settlement.settle(work(run, afterSeq === undefined ? change : { ...change, afterSeq }));
       return settled.settled ? settled.result : undefined;
     },
 

@@ -1,5 +1,5 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { eventPageItem, eventsAfter } from '#events/pages.js';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { eventPageItem, eventsAfter, type LoggedEvent, lastEventSeq } from '#events/pages.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
 import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
@@ -35,9 +35,16 @@ export function runsRepo(table: TableRef = defaultTable()) {
     return Item ? toRun(Item) : undefined;
   }
 
-  /** The run's items of a change: its guarded update, its events' page, the change's other items. */
+  /**
+   * The run's items of a change: its guarded update, its events' page, the
+   * change's other items. The page follows `change.afterSeq` (the log's
+   * tail past the run's `event_seq`, where a running run's deltas lie) or
+   * the run's `event_seq`; either way it ends a page, so a page written
+   * there since makes the put, and the change, refused.
+   */
   function changeItems(run: Run, change: RunWrite): TransactItem[] {
-    const nextSeq = run.event_seq + change.events.length;
+    const after = change.afterSeq ?? run.event_seq;
+    const nextSeq = after + change.events.length;
     const guarded = guardedSet({ ...change.set, event_seq: nextSeq }, change.from);
     const names = { ...guarded.names };
     const values: Record<string, unknown> = { ...guarded.values, ':seen_seq': run.event_seq };
@@ -67,7 +74,7 @@ export function runsRepo(table: TableRef = defaultTable()) {
             {
               Put: {
                 TableName: tableName,
-                Item: eventPageItem(runEventLog(table, run.id), run.event_seq + 1, change.events),
+                Item: eventPageItem(runEventLog(table, run.id), after + 1, change.events),
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
@@ -131,8 +138,8 @@ export function runsRepo(table: TableRef = defaultTable()) {
     changeItems,
 
     /** The run as a change leaves it (a transaction does not return the item). */
-    changed(run: Run, change: Pick<RunWrite, 'set' | 'events'>): Run {
-      return { ...run, ...change.set, event_seq: run.event_seq + change.events.length } as Run;
+    changed(run: Run, change: Pick<RunWrite, 'set' | 'events' | 'afterSeq'>): Run {
+      return { ...run, ...change.set, event_seq: (change.afterSeq ?? run.event_seq) + change.events.length } as Run;
     },
 
     /**
@@ -190,17 +197,41 @@ export function runsRepo(table: TableRef = defaultTable()) {
       return Item ? { status: Item.status as RunStatus, lease_owner: (Item.lease_owner as string | null) ?? null } : undefined;
     },
 
-    /** The data of the run's events `from` to `to`, in order; `from` opens a page (a streamed turn's first event, lib/runs/deltas.ts). */
-    async eventsBetween(runId: string, from: number, to: number): Promise<RunEventData[]> {
+    /** The run's events from `from` (a seq that opens a page) on, to the log's end, in order (a streamed turn's, lib/runs/deltas.ts). */
+    async eventsFrom(runId: string, from: number): Promise<LoggedEvent<RunEventData>[]> {
       const log = runEventLog(table, runId);
-      const out: RunEventData[] = [];
-      for (let after = from - 1; after < to; ) {
-        const page = await eventsAfter<RunEventData>(log, after, 100, true, undefined, to);
-        out.push(...page.events.filter((event) => event.seq <= to).map((event) => event.data));
-        if (page.complete || page.pageEnd === undefined) break;
+      const out: LoggedEvent<RunEventData>[] = [];
+      for (let after = from - 1; ; ) {
+        const page = await eventsAfter<RunEventData>(log, after, 100, true);
+        out.push(...page.events);
+        if (page.complete || page.pageEnd === undefined) return out;
         after = page.pageEnd;
       }
-      return out;
+    },
+
+    /** The seq of the log's last event: the run's `event_seq`, or past it while the run streams an answer (lib/runs/deltas.ts). */
+    lastEventSeq: (runId: string): Promise<number> => lastEventSeq(runEventLog(table, runId)),
+
+    /**
+     * Puts `events` as the page after `afterSeq` (the end of a page), on
+     * condition that no page starts there: a running run's `message.delta`
+     * events, written by its lease holder without a change of the run
+     * (lib/runs/deltas.ts). False when something was written there first.
+     */
+    async appendAfter(runId: string, afterSeq: number, events: RunEventData[]): Promise<boolean> {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: eventPageItem(runEventLog(table, runId), afterSeq + 1, events),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
     },
 
     /** Every recorded step of a run, in order. */

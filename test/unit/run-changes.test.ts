@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
 import { releaseSlot } from '#accounts/index.js';
 import { activityUpdate, billing } from '#billing/index.js';
@@ -42,9 +42,42 @@ const end = (fields: Partial<RunChange> = {}): RunChange => ({
   ...(fields.set ? { set: fields.set } : {}),
 });
 
-beforeEach(() => mock.reset());
+/** The log's newest page ends at `lastSeq` (what a change of a running run reads first). */
+const logEndsAt = (lastSeq: number) => mock.on(QueryCommand).resolves({ Items: lastSeq ? [{ last_seq: lastSeq }] : [] });
+
+beforeEach(() => {
+  mock.reset();
+  logEndsAt(4);
+});
 
 describe('a change of a run', () => {
+  test('of a running run: its events follow the log’s end, past event_seq where the run’s deltas lie, on condition of the event_seq read', async () => {
+    mock.on(TransactWriteCommand).resolves({});
+    logEndsAt(7);
+    const run = runOf();
+    const changed = await store().change(run, { set: { wait: null }, from: ['running'], events: [status('running')] });
+    assert.equal(changed?.event_seq, 8);
+    const [update, page] = transactions()[0]!;
+    assert.equal(update!.Update!.ExpressionAttributeValues![':seen_seq'], 4);
+    assert.equal(update!.Update!.ExpressionAttributeValues![':event_seq'], 8);
+    assert.deepEqual({ pk: page!.Put!.Item!.pk, sk: page!.Put!.Item!.sk }, keys.runEvent(RUN_ID, 8));
+    assert.equal(page!.Put!.ConditionExpression, 'attribute_not_exists(pk)');
+    const query = mock.commandCalls(QueryCommand)[0]!.args[0].input;
+    assert.equal(query.ScanIndexForward, false);
+    assert.equal(query.ConsistentRead, true);
+  });
+
+  test('a change that says where the log ends (afterSeq), or of a run not running, reads nothing', async () => {
+    mock.on(TransactWriteCommand).resolves({});
+    assert.equal((await store().change(runOf(), { set: {}, from: ['running'], events: [status('running')], afterSeq: 6 }))?.event_seq, 7);
+    assert.equal((await store().change(runOf({ status: 'waiting' }), { set: {}, from: ['waiting'], events: [status('running')] }))?.event_seq, 5);
+    assert.equal(mock.commandCalls(QueryCommand).length, 0);
+    assert.deepEqual(
+      transactions().map((items) => items[1]!.Put!.Item!.sk),
+      [keys.runEvent(RUN_ID, 7).sk, keys.runEvent(RUN_ID, 5).sk],
+    );
+  });
+
   test('without cost or end: the run’s own items alone, the run as changed', async () => {
     mock.on(TransactWriteCommand).resolves({});
     const run = runOf();
@@ -74,6 +107,7 @@ describe('a change of a run', () => {
       ['None', 'ConditionalCheckFailed', 'None'],
     ]) {
       mock.reset();
+      logEndsAt(4);
       mock.on(TransactWriteCommand).rejects(cancelled(...reasons));
       const change: RunChange = { set: { wait: null }, from: ['running'], events: [status('running')] };
       assert.equal(await store().change(runOf(), change), undefined, reasons.join());

@@ -38,7 +38,7 @@ type Item = Record<string, unknown> & { pk: string; sk: string; ttl: number };
 function fakeRun(fields: Partial<Run> = {}) {
   const { mock, table } = mockedDynamoDb();
   const log = runEventLog(table, RUN_ID);
-  const state = { run: runOf(fields), pages: [] as Item[], queries: [] as Array<{ input: QueryCommandInput; read: number }> };
+  const state = { run: runOf(fields), pages: [] as Item[], queries: [] as Array<{ input: QueryCommandInput; read: number }>, tailReads: 0 };
   const append = (...events: RunEventData[]) => {
     state.pages.push(eventPageItem(log, state.run.event_seq + 1, events) as Item);
     state.run = { ...state.run, event_seq: state.run.event_seq + events.length };
@@ -58,7 +58,9 @@ function fakeRun(fields: Partial<Run> = {}) {
       .sort((a, b) => a.sk.localeCompare(b.sk));
     if (input.ScanIndexForward === false) inRange.reverse();
     const read = inRange.slice(0, input.Limit ?? inRange.length);
-    state.queries.push({ input, read: read.length });
+    // The read of the log's end (a running run's deltas may follow its event_seq) is counted apart from the pages' reads.
+    if (input.ProjectionExpression === 'last_seq') state.tailReads++;
+    else state.queries.push({ input, read: read.length });
     const items = input.FilterExpression ? read.filter((p) => p.ttl > Number(values[':now'])) : read;
     const last = read.at(-1);
     return { Items: items, LastEvaluatedKey: read.length < inRange.length && last ? { pk: last.pk, sk: last.sk } : undefined, ConsumedCapacity: {} };
@@ -105,6 +107,25 @@ describe('a page of run events', () => {
     const last = await runEventsPage(fake.deps, ACCOUNT, RUN_ID, { cursor: empty.page.next_cursor! });
     assert.deepEqual(seqsOf(last), [7]);
     assert.deepEqual(last.page, { has_more: false, next_cursor: null });
+  });
+
+  test('while the run runs, its deltas past event_seq are listed too: the log’s end is read from its newest page', async () => {
+    const fake = fakeRun();
+    fake.append(status('queued'));
+    fake.append(status('running'));
+    // Deltas are pages of the log alone: the run's event_seq stays at 2.
+    fake.state.pages.push(eventPageItem(runEventLog(fake.table, RUN_ID), 3, [message('a'), message('b')]) as Item);
+    const first = await runEventsPage(fake.deps, ACCOUNT, RUN_ID, { limit: '3' });
+    assert.deepEqual(seqsOf(first), [1, 2, 3]);
+    assert.equal(first.page.has_more, true, 'seq 4 is past event_seq, and there');
+    const second = await runEventsPage(fake.deps, ACCOUNT, RUN_ID, { limit: '3', cursor: first.page.next_cursor! });
+    assert.deepEqual(seqsOf(second), [4]);
+    assert.equal(second.page.has_more, false);
+    assert.equal(fake.state.tailReads, 2);
+    fake.state.run.status = 'waiting';
+    fake.state.run.event_seq = 4;
+    await runEventsPage(fake.deps, ACCOUNT, RUN_ID, {});
+    assert.equal(fake.state.tailReads, 2, 'a run that is not running has no deltas past its event_seq: nothing more read');
   });
 
   test('a page of 100 is one Query reading about 100 events, wherever it is in a run of 10 000', async () => {

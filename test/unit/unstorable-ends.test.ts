@@ -49,6 +49,8 @@ const puts = (items: TransactItem[], entity: string) => items.flatMap((item) => 
 
 beforeEach(() => {
   mock.reset();
+  // The log's end, which a change of a running run reads first: no delta past its event_seq.
+  mock.on(QueryCommand).resolves({ Items: [] });
   // The ledger's reads, for a debit written with an end.
   mock.on(GetCommand, { Key: keys.transactionTotals(ACCOUNT) }).resolves({ Item: { seq: 3 } });
   mock.on(GetCommand, { Key: keys.account(ACCOUNT) }).resolves({ Item: { balance_micro_usd: 1_000_000 } });
