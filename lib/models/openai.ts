@@ -1,18 +1,24 @@
 import type OpenAI from 'openai';
+import { APIError } from 'openai/core/error';
+import { Stream } from 'openai/core/streaming';
 import { openaiApiKey } from './openai-key.js';
-import { eventData } from './sse.js';
+import { untilAborted } from './streaming.js';
 import { argumentsOf } from './tool-arguments.js';
 import type { ChatMessage, Completion, CompletionRequest, ModelProvider, ToolCall, ToolSpec } from './types.js';
 
 /**
- * One call of an OpenAI-compatible chat completions endpoint, over fetch,
- * typed by the OpenAI SDK's own request and response types. Not the SDK's
- * client (it was): its constructor builds every resource of the OpenAI API,
- * 156 KB bundled, which put the run worker past the 750 KB bundle budget
- * (docs/benchmarks.md), while the service sends one request here (its
- * stream read by ./sse.ts), with no retries (the client had maxRetries 0;
- * the run's worker retries by its message). OPENAI_BASE_URL is the operator's, not a user's, so it does not
- * go through the outbound address guard.
+ * One call of an OpenAI-compatible chat completions endpoint, sent over
+ * fetch and typed by the OpenAI SDK's own request and response types; a
+ * streamed answer is parsed by the SDK's own Server-Sent Events reader
+ * (`Stream.fromSSEResponse`, which takes the Response). Not the SDK's
+ * client, whose constructor builds every resource of the OpenAI API: on the
+ * run worker, already over its 750 KB bundle budget (docs/benchmarks.md),
+ * the client adds 148 KB, `ChatCompletionStream` (the SDK's accumulation of
+ * chunks, the dozen lines of `streamed` below) 33 KB, `Stream` alone 8.5 KB
+ * (778.7 KB before, 786.9 KB after, with the hand-written parser it
+ * replaced gone). No retries (the client had maxRetries 0): the run's
+ * worker retries by its message. OPENAI_BASE_URL is the operator's, not a
+ * user's, so it does not go through the outbound address guard.
  */
 async function post(body: OpenAI.Chat.ChatCompletionCreateParams, signal?: AbortSignal): Promise<Response> {
   const base = (process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1').replace(/\/+$/, '');
@@ -78,12 +84,14 @@ function completionOf(response: OpenAI.Chat.ChatCompletion): Completion {
 }
 
 /**
- * The answer of a streamed request, put together from its chunks: the text
- * as it comes (each piece to `onText`), the calls by their index (a call's
- * id and name come first, its arguments as JSON in pieces), and the usage
- * from the last chunk (`include_usage`).
+ * The answer of a streamed request, put together from the chunks the SDK's
+ * `Stream` parses: the text as it comes (each piece to `onText`), the calls
+ * by their index (a call's id and name come first, its arguments as JSON in
+ * pieces), and the usage from the last chunk (`include_usage`). `controller`
+ * is the request's own: the SDK aborts it when the stream is left early (an
+ * error, an abort), which lets the connection go.
  */
-async function streamed(response: Response, onText: (delta: string) => void, signal?: AbortSignal): Promise<Completion> {
+async function streamed(response: Response, controller: AbortController, onText: (delta: string) => void, signal?: AbortSignal): Promise<Completion> {
   // A compatible server that does not stream answers the whole completion: it is one piece of text.
   if (!response.headers.get('content-type')?.includes('text/event-stream')) {
     const completion = completionOf(parsed(response.status, await response.text()));
@@ -93,25 +101,33 @@ async function streamed(response: Response, onText: (delta: string) => void, sig
   let content = '';
   const calls: Array<{ id: string; name: string; arguments: string }> = [];
   let usage: OpenAI.CompletionUsage | null | undefined;
-  for await (const data of eventData(response.body!, signal)) {
-    if (data === '[DONE]') break;
-    const chunk = parsed<OpenAI.Chat.ChatCompletionChunk & { error?: unknown }>(response.status, data, 'an event');
-    // An error after the 200 has gone out comes as an event of its own.
-    if (chunk.error) throw upstreamError(response.status, data);
-    usage = chunk.usage ?? usage;
-    const delta = chunk.choices?.find((choice) => choice.index === 0)?.delta;
-    if (delta?.content) {
-      content += delta.content;
-      onText(delta.content);
+  try {
+    // The SDK's stream ends quietly when its connection is aborted; a model call must reject instead.
+    for await (const chunk of untilAborted(Stream.fromSSEResponse<OpenAI.Chat.ChatCompletionChunk>(response, controller), signal)) {
+      usage = chunk.usage ?? usage;
+      const delta = chunk.choices?.find((choice) => choice.index === 0)?.delta;
+      if (delta?.content) {
+        content += delta.content;
+        onText(delta.content);
+      }
+      for (const part of delta?.tool_calls ?? []) {
+        calls[part.index] ??= { id: '', name: '', arguments: '' };
+        const call = calls[part.index]!;
+        if (part.id) call.id = part.id;
+        if (part.function?.name) call.name = part.function.name;
+        call.arguments += part.function?.arguments ?? '';
+      }
     }
-    for (const part of delta?.tool_calls ?? []) {
-      calls[part.index] ??= { id: '', name: '', arguments: '' };
-      const call = calls[part.index]!;
-      if (part.id) call.id = part.id;
-      if (part.function?.name) call.name = part.function.name;
-      call.arguments += part.function?.arguments ?? '';
-    }
+  } catch (error) {
+    // An error after the 200 has gone out comes as an event of its own, which the SDK throws as an APIError.
+    if (error instanceof APIError) throw upstreamError(response.status, JSON.stringify({ error: error.error ?? error.message }));
+    // The SDK's JSON.parse of an event (which it has logged to the console).
+    if (error instanceof SyntaxError)
+      throw new Error(`The OpenAI-compatible endpoint answered ${response.status} with an event that is not JSON.`, { cause: error });
+    throw error;
   }
+  // An abort the loop did not see: the SDK's stream ended quietly first.
+  signal?.throwIfAborted();
   const toolCalls = calls.filter(Boolean).map((call) => ({ id: call.id, name: call.name, arguments: argumentsOf(call.arguments) }));
   return { content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}), usage: usageOf(usage) };
 }
@@ -133,8 +149,10 @@ export const openaiProvider: ModelProvider = {
       ...(request.tools?.length ? { tools: request.tools.map(toolOf) } : {}),
     };
     if (request.onText) {
-      const response = await post({ ...body, stream: true, stream_options: { include_usage: true } }, request.signal);
-      return streamed(response, request.onText, request.signal);
+      const controller = new AbortController();
+      const signal = request.signal ? AbortSignal.any([request.signal, controller.signal]) : controller.signal;
+      const response = await post({ ...body, stream: true, stream_options: { include_usage: true } }, signal);
+      return streamed(response, controller, request.onText, request.signal);
     }
     const response = await post(body, request.signal);
     return completionOf(parsed(response.status, await response.text()));
