@@ -205,14 +205,15 @@ export async function* follow<T, H extends LogHead>(source: EventLogSource<T, H>
       if (terminalSeenAt !== undefined && page.complete && state.lastSeq >= allocatedUpTo && now - terminalSeenAt >= timing.gapGraceMs) {
         const current = await reread();
         if (!current) break;
-        if (current.watermark <= state.lastSeq) {
+        // No longer over (a redriven workflow request): followed on, like any state that goes on.
+        if (current.terminal && current.watermark <= state.lastSeq) {
           frames += 1;
           reason = 'terminal';
           yield { kind: 'event', id: current.watermark, data: source.finalPayload(current) };
           return;
         }
         allocatedUpTo = current.watermark;
-        terminalSeenAt = now;
+        terminalSeenAt = current.terminal ? now : undefined;
       } else if (terminalSeenAt === undefined && now - Math.max(lastProgress, lastCheck) >= timing.idleCheckMs) {
         // Idle: a terminal state whose event never got written is found here.
         lastCheck = now;

@@ -4,9 +4,12 @@ import { METRIC } from '#platform/observability/metric-names.js';
 import { countMetric } from '#platform/observability/metrics.js';
 import type { WorkflowNode } from '#workflows/index.js';
 import { type EventBuffer, emitNode } from './emit.js';
+import { RequestNotRedrivableError } from './errors.js';
 import { isTerminalRequest, type NodeExecution, type WorkflowRequest } from './model.js';
 import type { EnqueueNodeTasks } from './node-queue.js';
+import { isRedrivable, type RedriveDeps, redriveRequest } from './redrive.js';
 import { type StartDeps, startRequest } from './start.js';
+import { wakeParent } from './wake.js';
 import type { WorkflowRequests } from './workflow-requests.js';
 
 /** Nested `workflow` nodes beyond this depth fail instead of recursing forever. */
@@ -21,6 +24,37 @@ export const childRequestIdFor = (nodeExecutionId: string): string => {
 
 type ChildDeps = StartDeps & { requests: WorkflowRequests; enqueue: EnqueueNodeTasks };
 
+/** Redrives a child request for its parent's node; one that another delivery redrove first is left to it. */
+async function redriveChild(deps: RedriveDeps, child: WorkflowRequest): Promise<void> {
+  try {
+    await redriveRequest(deps, child);
+  } catch (error) {
+    if (!(error instanceof RequestNotRedrivableError)) throw error;
+  }
+}
+
+/**
+ * A redriven `workflow` node takes up the child its earlier execution
+ * started: an ended child that failed or was stopped is redriven with it
+ * (what the child completed is not run again), one that completed answers at
+ * once (its parent's node task is sent to pick the result up), one still
+ * going is waited for. The child's redrive it waits for is marked on the
+ * node first (`child_redrive`), so a crash before the redrive is made good
+ * by the node's next task (resumeChild).
+ */
+async function rejoinChild(deps: ChildDeps, request: WorkflowRequest, node: NodeExecution, child: WorkflowRequest): Promise<void> {
+  const again = isRedrivable(child.status);
+  const marked = await deps.requests.transitionNode(request.id, node.node_id, ['in_progress'], {
+    status: 'in_progress',
+    child_request_id: child.id,
+    lease_expires_at: Date.now() + CHILD_LEASE_MS,
+    ...(again ? { child_redrive: (child.redrive_count ?? 0) + 1 } : {}),
+  });
+  if (!marked) return;
+  if (again) await redriveChild(deps, child);
+  else if (isTerminalRequest(child.status)) await wakeParent(deps, child);
+}
+
 /**
  * A `workflow` node starts its child request (once: the child id is derived
  * from the node execution) with the node's input as payload, and stays
@@ -30,6 +64,11 @@ export async function startChild(deps: ChildDeps, request: WorkflowRequest, defi
   const config = definition.config as { workflow_version_id: string; entry_node_ids?: string[] };
   const depth = (request.depth ?? 0) + 1;
   if (depth > MAX_CHILD_DEPTH) return { failure: { code: 'max_depth_exceeded', message: `Workflow nodes nest at most ${MAX_CHILD_DEPTH} deep.` } };
+  const previous = node.previous_child_request_id ? await deps.requests.get(node.previous_child_request_id) : undefined;
+  if (previous) {
+    await rejoinChild(deps, request, node, previous);
+    return {};
+  }
   const version = await deps.versions.getVersion(request.account_id, config.workflow_version_id);
   if (!version) return { failure: { code: 'invalid_child_workflow', message: `Workflow version ${config.workflow_version_id} does not exist.` } };
   const childId = childRequestIdFor(node.id);
@@ -77,12 +116,17 @@ export function childPayload(input: Record<string, unknown>, node: Pick<NodeExec
  * the child still runs or when another delivery settled the node.
  */
 export async function resumeChild(
-  deps: { requests: WorkflowRequests; versions: StartDeps['versions']; events?: EventBuffer },
+  deps: RedriveDeps & { events?: EventBuffer },
   request: WorkflowRequest,
   node: NodeExecution,
 ): Promise<NodeExecution | undefined> {
   const child = node.child_request_id ? await deps.requests.get(node.child_request_id) : undefined;
   if (!child || !isTerminalRequest(child.status)) return undefined;
+  // The child's redrive this node waits for was not made (rejoinChild died before it): made now.
+  if ((child.redrive_count ?? 0) < (node.child_redrive ?? 0) && isRedrivable(child.status)) {
+    await redriveChild(deps, child);
+    return undefined;
+  }
   const at = new Date().toISOString();
   let set: Partial<NodeExecution> & { status: 'completed' | 'failed' };
   if (child.status === 'completed') {

@@ -5,8 +5,9 @@ import type { Settled, Settlements, Work } from '#settlement/index.js';
 import type { RequestStatus, WorkflowRequest } from './model.js';
 import type { WorkflowRequestsRepo } from './workflow-requests-repository.js';
 
-/** The id of a workflow request's one debit. */
-export const requestDebitId = (requestId: string): string => transactionIdFor(`debit:workflow_request:${requestId}`);
+/** The id of a workflow request's one debit (one for each end: a redriven request's later ends have their own). */
+export const requestDebitId = (requestId: string, redrive = 0): string =>
+  transactionIdFor(redrive > 0 ? `debit:workflow_request:${requestId}:redrive:${redrive}` : `debit:workflow_request:${requestId}`);
 
 /** The failure of a request whose end DynamoDB refused for what it holds, written instead of that end. */
 const unrecordableEnd = (status: RequestStatus) => ({
@@ -57,7 +58,8 @@ export async function endRequest(
   const ended = typeof set.completed_at === 'string' ? set.completed_at : nowIso();
   // A request that never showed `in_progress` (its start deferred, executor.ts) starts no later than it ends.
   const applied = current.started_at || set.started_at ? set : { ...set, started_at: ended };
-  const fees = options.knownFees ?? (await deps.repo.unrecordedFees(requestId));
+  // A redriven request's kept nodes still carry the fees its earlier end recorded (redrive_base).
+  const fees = Math.max(0, (options.knownFees ?? (await deps.repo.unrecordedFees(requestId))) - (current.redrive_base?.fees_micro_usd ?? 0));
   const end = { deps, current, from, fees, at: new Date(ended), options };
   const settled = await deps.settlement.settle(await requestEnd(end, applied, false));
   return settled.settled ? settled.result : undefined;
@@ -77,6 +79,7 @@ async function requestEnd(end: EndOf, applied: Partial<WorkflowRequest> & { stat
   const { current, fees } = end;
   const { concurrency_slot: _slot, ...rest } = current;
   const cost = (current.cost_micro_usd ?? 0) + fees;
+  const base = current.redrive_base;
   const ending = { ...rest, ...applied, ...(fees > 0 ? { cost_micro_usd: cost } : {}) } as WorkflowRequest;
   const { eventOf, afterCommit } = end.options;
   const event = eventOf ? await eventOf(ending, reduced) : undefined;
@@ -89,11 +92,16 @@ async function requestEnd(end: EndOf, applied: Partial<WorkflowRequest> & { stat
     }),
     end: {
       at: end.at,
-      activity: { nodes: current.node_count, cost_micro_usd: cost },
+      // After a redrive, only what ran again: what the earlier ends counted and debited is left out (redrive_base).
+      activity: { nodes: base ? base.node_count : current.node_count, cost_micro_usd: cost - (base?.cost_micro_usd ?? 0) },
       ...(event ? { event } : {}),
       releasesSlot: current.concurrency_slot === true,
-      extraBeforeMicroUsd: current.extra_micro_usd ?? 0,
-      debit: { id: requestDebitId(current.id), description: `Extra usage of workflow request ${current.id}`, metadata: { workflow_request_id: current.id } },
+      extraBeforeMicroUsd: (current.extra_micro_usd ?? 0) - (base?.extra_micro_usd ?? 0),
+      debit: {
+        id: requestDebitId(current.id, current.redrive_count ?? 0),
+        description: `Extra usage of workflow request ${current.id}`,
+        metadata: { workflow_request_id: current.id, ...(current.redrive_count ? { redrive_count: current.redrive_count } : {}) },
+      },
     },
     ...(reduced ? {} : { unrecordable: () => requestEnd(end, { ...applied, status: 'failed', error: unrecordableEnd(applied.status) }, true) }),
     ...(afterCommit ? { afterCommit: (settled: Settled<WorkflowRequest>) => afterCommit(settled.result) } : {}),

@@ -71,8 +71,11 @@ async function finishRequestBuffered(
   // that sees the terminal request also sees no node still open. The sweep
   // runs again on every redelivery, so a crash half-way cannot strand one.
   if (status !== 'completed') {
-    for (const node of await deps.requests.listNodes(requestId)) {
-      if (isTerminalNode(node.status)) continue;
+    const nodes = await deps.requests.listNodes(requestId);
+    // Executions a redrive made before it moved the request back (redrive.ts) are that redrive's, not this end's: a stop of the ended request leaves them.
+    const redriven = nodes.some((node) => node.redrive !== undefined) ? ((await deps.requests.get(requestId))?.redrive_count ?? 0) : 0;
+    for (const node of nodes) {
+      if (isTerminalNode(node.status) || (node.redrive ?? 0) > redriven) continue;
       // Stopping a request stops its children too.
       if (node.child_request_id) await finishRequest(deps, node.child_request_id, 'stopped', null);
       await settleAs(deps, node, 'stopped', null);
@@ -125,9 +128,9 @@ export async function announceEnded(deps: Pick<FinishDeps, 'webhooks'>, request:
   await deps.webhooks.announce(request.account_id, { ...event, created_at: request.completed_at });
 }
 
-/** A request's end event: `workflow_request.<status>`, its id the same on every retry (the deliveries' `webhook-id`). */
-const endEvent = (request: Pick<WorkflowRequest, 'id' | 'status'>) => ({
-  id: nameBasedUuid(`workflow_request:${request.id}:${request.status}`),
+/** A request's end event: `workflow_request.<status>`, its id the same on every retry (the deliveries' `webhook-id`), another for each end a redrive gives it. */
+const endEvent = (request: Pick<WorkflowRequest, 'id' | 'status' | 'redrive_count'>) => ({
+  id: nameBasedUuid(`workflow_request:${request.id}:${request.status}${request.redrive_count ? `:redrive:${request.redrive_count}` : ''}`),
   type: `workflow_request.${request.status}`,
 });
 

@@ -54,6 +54,24 @@ export interface WorkflowRequest {
   extra_micro_usd?: number;
   input_tokens?: number;
   output_tokens?: number;
+  /** How many times it was redriven (./redrive.ts); absent: never. */
+  redrive_count?: number;
+  /** Internal: what its earlier ends settled already, written by its latest redrive, so its next end settles only what ran again. */
+  redrive_base?: RedriveBase;
+}
+
+/**
+ * What a request's ends before its latest redrive settled already: its
+ * total cost and extra-funded part then (counted in the day's activity and
+ * debited then), the flat fees its kept nodes still carry (recorded into the
+ * windows then), and how many node executions the redrive runs again (the
+ * node count of its next end).
+ */
+export interface RedriveBase {
+  cost_micro_usd: number;
+  extra_micro_usd: number;
+  fees_micro_usd: number;
+  node_count: number;
 }
 
 export interface NodeExecution {
@@ -73,6 +91,11 @@ export interface NodeExecution {
   lease_expires_at?: number;
   /** Set on a `workflow` node once it has started its child request. */
   child_request_id?: string | null;
+  /** Internal, on an execution a redrive made (./redrive.ts): that redrive's number, the attempts made before it, the child request its earlier execution started and the child's redrive this one waits for. */
+  redrive?: number;
+  attempts_before?: number;
+  previous_child_request_id?: string;
+  child_redrive?: number;
   /** What its execution cost (the flat fee, and its model's tokens for an agent node), set by the settle that records it. */
   usage?: { input_tokens: number; output_tokens: number; cost_micro_usd: number; extra_micro_usd: number };
   /** Internal: its flat fee, not yet in the account's usage windows; the request's end records the sum of them. */

@@ -192,7 +192,8 @@ async function flushMarks(deps: Invocation, marks: DeferredMarks): Promise<void>
       // Every parent settled here, in this invocation: nothing else can have reached the child (only a parent's
       // settle does, and those writes were ours), so its readiness is known without writing the mark. A crash
       // before the child settles replays its parents' propagation, which marks it then.
-      const allHere = entry.parents.size === skeleton.parent_count && [...entry.parents].every((id) => deps.settled.has(id));
+      // Not after a redrive: the redrive wrote the child's new execution before any parent settled (redrive.ts).
+      const allHere = !entry.request.redrive_count && entry.parents.size === skeleton.parent_count && [...entry.parents].every((id) => deps.settled.has(id));
       const child = allHere
         ? { ...skeleton, done_parents: new Set(entry.parents), activated_by: new Set(entry.activated) }
         : // Creates the child's item if this is the first change to reach it.
@@ -211,10 +212,12 @@ async function flushMarks(deps: Invocation, marks: DeferredMarks): Promise<void>
  * The child of a single parent as the fan-in logic would see it: all parents
  * done, activated or not. When this invocation settled the parent itself
  * (`settled`), nothing can have reached the child yet (only its parent's
- * settling does, and that write was ours), so it is not read.
+ * settling does, and that write was ours), so it is not read; unless the
+ * request was redriven, whose redrive wrote its children's new executions.
  */
 async function onlyParentDone(deps: Invocation, request: WorkflowRequest, graph: Graph, childId: string, parent: NodeExecution, activated: boolean) {
-  const fresh = deps.settled.get(parent.node_id) === parent;
+  // After a redrive the child has an item already: the execution the redrive made of it (redrive.ts).
+  const fresh = !request.redrive_count && deps.settled.get(parent.node_id) === parent;
   const child = (fresh ? undefined : await deps.requests.getNode(request.id, childId)) ?? unwrittenNode(request, graph, childId);
   return { ...child, done_parents: new Set([parent.node_id]), parent_count: 1, activated_by: activated ? new Set([parent.node_id]) : new Set<string>() };
 }

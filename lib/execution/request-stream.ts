@@ -35,10 +35,15 @@ const headOf = (request: WatermarkedRequest): RequestHead => ({ request, waterma
 export function requestEventSource(reader: RequestEventsReader, request: WatermarkedRequest): EventLogSource<StreamPayload, RequestHead> {
   // Seqs known to end a page: reading on from one of them needs no look back (request-events.ts, eventsAfter).
   const pageEnds = new Set([0, request.event_seq]);
+  // The request's redrives as last read: an end logged before the latest of them is not its end any more (redrive.ts).
+  let redrives = request.redrive_count ?? 0;
   return {
     head: async () => {
       const current = await reader.requestWithWatermark(request.id);
-      if (current) pageEnds.add(current.event_seq);
+      if (current) {
+        pageEnds.add(current.event_seq);
+        redrives = Math.max(redrives, current.redrive_count ?? 0);
+      }
       return current && headOf(current);
     },
     snapshot: async ({ request: current }) => {
@@ -50,7 +55,7 @@ export function requestEventSource(reader: RequestEventsReader, request: Waterma
       if (page.pageEnd !== undefined) pageEnds.add(page.pageEnd);
       return { events: page.events.map((e) => ({ seq: e.seq, data: eventPayload(e.data, request) })), complete: page.complete };
     },
-    isTerminal: isTerminalPayload,
+    isTerminal: (payload) => isTerminalPayload(payload) && Number(payload.workflow_request?.redrive_count ?? 0) >= redrives,
     finalPayload: ({ request: current }) => requestPayload(current),
     resumeNeedsSnapshot: (resume) => resumeNeedsSnapshot({ ...resume, requestCreatedAt: request.created_at, retentionSeconds: EVENT_RETENTION_SECONDS }),
   };

@@ -87,13 +87,17 @@ export function nodeCost(request: WorkflowRequest, output: unknown): NodeCost {
  * room (lib/usage, check).
  */
 async function unfunded(deps: Invocation, request: WorkflowRequest, graph: Graph): Promise<NodeFailure | undefined> {
+  // What earlier ends of a redriven request recorded and debited is not owed any more (redrive_base).
+  const base = request.redrive_base;
   const failure = await deps.usage.check(request.account_id, {
-    unpaidExtraMicroUsd: request.extra_micro_usd ?? 0,
+    unpaidExtraMicroUsd: (request.extra_micro_usd ?? 0) - (base?.extra_micro_usd ?? 0),
     // A copy handed on with the task may be behind on it: read where the wallet decides.
-    ...(copies.has(request) ? { unpaidExtraNow: async () => (await deps.requests.get(request.id))?.extra_micro_usd ?? 0 } : {}),
+    ...(copies.has(request)
+      ? { unpaidExtraNow: async () => ((await deps.requests.get(request.id))?.extra_micro_usd ?? 0) - (base?.extra_micro_usd ?? 0) }
+      : {}),
     pending: {
       atMost: (graph.nodes.size - 1) * NODE_EXECUTION_FEE_MICRO_USD,
-      exact: () => deps.requests.unrecordedFees(request.id),
+      exact: async () => Math.max(0, (await deps.requests.unrecordedFees(request.id)) - (base?.fees_micro_usd ?? 0)),
     },
   });
   return failure && new NodeFailure(failure.code, failure.message, false);
@@ -149,6 +153,8 @@ export async function runNode(task: NodeTask, deps: Invocation, known?: { reques
   }
 
   if (isTerminalRequest(request.status)) {
+    // An execution a redrive made before moving the request back is that redrive's to run (redrive.ts).
+    if ((node.redrive ?? 0) > (request.redrive_count ?? 0)) return;
     // Nodes the end stopped are not its own: their tasks were queued before it.
     if (node.status === 'completed' || node.status === 'failed') await announceEnded(deps, request);
     else await settleAs(deps, node, 'stopped', null);
@@ -419,14 +425,13 @@ async function handleFailure(
   executed = false,
 ) {
   const failure = failureInfo(error);
-  if (shouldRetry(definition.retry, node.attempt_count, error)) {
+  // A redriven execution has the node's retry policy to itself: its attempts count on from the earlier ones (attempt_count), its retries from its own.
+  const attempts = node.attempt_count - (node.attempts_before ?? 0);
+  if (shouldRetry(definition.retry, attempts, error)) {
     const requeued = await deps.requests.transitionNode(request.id, node.node_id, ['in_progress'], { status: 'pending', error: failure, lease_expires_at: 0 });
     if (requeued) {
       await emitNode(deps, requeued);
-      await deps.enqueue(
-        [{ request_id: request.id, node_id: node.node_id, node_type: node.node_type }],
-        retryDelayMs(definition.retry!, node.attempt_count) / 1000,
-      );
+      await deps.enqueue([{ request_id: request.id, node_id: node.node_id, node_type: node.node_type }], retryDelayMs(definition.retry!, attempts) / 1000);
     }
     return;
   }

@@ -11,5 +11,11 @@ export async function executionTree(requests: WorkflowRequestsRepo, request: Wor
     const child = node.child_request_id ? await requests.get(node.child_request_id) : undefined;
     if (child) children.push(await executionTree(requests, child));
   }
-  return { workflow_request: requestView(request), node_executions: nodes.map(nodeView), children } as ExecutionTree;
+  const redriven = request.redrive_count ? await requests.redrivenNodes(request.id) : [];
+  return {
+    workflow_request: requestView(request),
+    node_executions: nodes.map(nodeView),
+    redriven_node_executions: redriven.map(nodeView),
+    children,
+  } as ExecutionTree;
 }

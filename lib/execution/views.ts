@@ -28,6 +28,7 @@ export const requestView = (r: WorkflowRequest) => ({
   metadata: r.metadata,
   error: r.error ?? null,
   usage: requestUsage(r),
+  redrive_count: r.redrive_count ?? 0,
   started_at: r.started_at,
   completed_at: r.completed_at,
   created_at: r.created_at,
@@ -67,6 +68,8 @@ export const requestEventView = (r: Pick<WorkflowRequest, 'id' | 'status' | 'wor
   workflow_version_id: r.workflow_version_id,
   ...(r.completed_at ? { completed_at: r.completed_at } : {}),
   ...(r.error ? { error: r.error } : {}),
+  // Tells an end before a redrive from the end after it (request-stream.ts: only the latest closes the stream).
+  ...(r.redrive_count ? { redrive_count: r.redrive_count } : {}),
 });
 
 export const nodeEventView = (n: NodeExecution) => ({

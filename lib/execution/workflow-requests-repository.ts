@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type AppendOptions, appendEvents } from '#events/pages.js';
 import { batchPut } from '#platform/table/batch.js';
@@ -8,13 +8,14 @@ import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
 import { defaultTable, isConditionFailure, type TableRef } from '#platform/table/table.js';
 import type { TransactItem } from '#platform/table/transactions.js';
-import { equalityFilter, guardedSet } from '#platform/table/update-expressions.js';
+import { equalityFilter, guardedSet, setFields } from '#platform/table/update-expressions.js';
 import {
   type NodeCost,
   type NodeExecution,
   type NodeSettle,
   type NodeStatus,
   outcomeOf,
+  type RedriveBase,
   type RequestEvent,
   type RequestOutcome,
   type RequestStatus,
@@ -419,6 +420,98 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
 
     async appendEvent(requestId: string, data: RequestEvent['data']): Promise<RequestEvent> {
       return (await this.appendEvents(requestId, [data]))[0]!;
+    },
+
+    /**
+     * Keeps the node executions a redrive replaces (lib/execution/redrive.ts)
+     * under that redrive's number, for the request's history. Written before
+     * they are replaced, and the same again if a redrive is retried.
+     */
+    async keepRedriven(requestId: string, redrive: number, nodes: readonly NodeExecution[]): Promise<void> {
+      await batchPut(
+        db,
+        tableName,
+        nodes.map(({ unwritten: _, ...node }) => ({
+          ...keys.redrivenNodeExecution(requestId, redrive, node.node_id),
+          entity: 'redriven_node_execution',
+          ...node,
+        })),
+      );
+    },
+
+    /** The executions redrives replaced, in the order they were replaced (by redrive, then node id). */
+    async redrivenNodes(requestId: string): Promise<NodeExecution[]> {
+      const prefix = keys.redrivenNodeExecutionPrefix(requestId);
+      const items = await queryAll(db, {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.skPrefix },
+        ConsistentRead: true,
+      });
+      return items.map((item) => entityOf<NodeExecution>(item));
+    },
+
+    /**
+     * Replaces a node execution by the one a redrive makes of it (a Put of
+     * the whole item), on condition that it is still the execution `current`
+     * read: the same id in the same status (or no item, for one never
+     * written). False when it was not: another redrive replaced it first.
+     */
+    async replaceNode(requestId: string, current: NodeExecution, next: NodeExecution): Promise<boolean> {
+      const { unwritten: _, ...item } = next;
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...keys.nodeExecution(requestId, next.node_id), entity: 'node_execution', ...item },
+            ConditionExpression: current.unwritten ? 'attribute_not_exists(pk)' : '#id = :id AND #status = :status',
+            ...(current.unwritten
+              ? {}
+              : {
+                  ExpressionAttributeNames: { '#id': 'id', '#status': 'status' },
+                  ExpressionAttributeValues: { ':id': current.id, ':status': current.status },
+                }),
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+
+    /**
+     * The Update that moves an ended request back to `in_progress` for its
+     * redrive number `redrive`, for the transaction that starts it again
+     * (lib/execution/workflow-requests.ts): on condition that it is still
+     * `failed` or `stopped` after `redrive - 1` redrives, so of two redrives
+     * at once one starts it. `holdsSlot`: it takes a slot of work in
+     * progress again, which its next end gives back.
+     */
+    redriveUpdate(request: WorkflowRequest, redrive: number, base: RedriveBase, holdsSlot: boolean, at: string): TransactItem {
+      const { names, values, update } = setFields({
+        status: 'in_progress',
+        redrive_count: redrive,
+        redrive_base: base,
+        started_at: request.started_at ?? at,
+        completed_at: null,
+        error: null,
+        ...(holdsSlot ? { concurrency_slot: true } : {}),
+      });
+      const before = redrive - 1;
+      return {
+        Update: {
+          TableName: tableName,
+          Key: keys.workflowRequest(request.id),
+          UpdateExpression: update,
+          ConditionExpression:
+            before === 0
+              ? '#status IN (:failed, :stopped) AND attribute_not_exists(#redrive_count)'
+              : '#status IN (:failed, :stopped) AND #redrive_count = :before',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...values, ':failed': 'failed', ':stopped': 'stopped', ...(before === 0 ? {} : { ':before': before }) },
+        },
+      };
     },
 
     /** An account's requests, newest first, with optional filters. */

@@ -2,7 +2,7 @@ import { ConflictError } from '#platform/errors.js';
 import { defaultTable, type TableRef } from '#platform/table/table.js';
 import { type Settlements, settlements } from '#settlement/index.js';
 import { type EndOptions, endRequest } from './end-request.js';
-import type { NODE_TERMINAL, NodeCost, NodeExecution, NodeStatus, RequestStatus, WorkflowRequest } from './model.js';
+import type { NODE_TERMINAL, NodeCost, NodeExecution, NodeStatus, RedriveBase, RequestStatus, WorkflowRequest } from './model.js';
 import type { NodeShape } from './node-skeleton.js';
 import { type WorkflowRequestsRepo, workflowRequestsRepo } from './workflow-requests-repository.js';
 
@@ -69,6 +69,25 @@ export function workflowRequests(table: TableRef = defaultTable(), settlement: S
         }),
       });
       return settled.settled;
+    },
+
+    /**
+     * Moves an ended request back to `in_progress` for its redrive number
+     * `redrive` (repository: redriveUpdate), with, for a root request
+     * (`concurrencyLimit`), one of the account's slots of work in progress
+     * again; nothing is counted in the day (the request was, when it was
+     * created). False when the request had changed (another redrive, or not
+     * ended); 429 `rate_limited` with the account at its limit.
+     */
+    async startRedrive(request: WorkflowRequest, redrive: number, base: RedriveBase, at: string, concurrencyLimit?: number): Promise<boolean> {
+      const started = await settlement.start({
+        accountId: request.account_id,
+        subject: [repo.redriveUpdate(request, redrive, base, concurrencyLimit !== undefined, at)],
+        at,
+        activity: {},
+        ...(concurrencyLimit === undefined ? {} : { concurrencyLimit }),
+      });
+      return started === 'started';
     },
 
     /** Ends the request with what its end moves (./end-request.ts). */

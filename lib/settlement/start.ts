@@ -16,9 +16,11 @@ import { cancellationOf, itemsOf } from './parts.js';
  * only conflicted are sent again (transactWrite).
  */
 export async function startWork(table: TableRef, work: WorkStart): Promise<'started' | 'refused'> {
+  // A start that counts nothing in the day (a redrive: the request was counted when it was created) has no day part.
+  const counted = Object.values(work.activity).some((count) => count !== undefined && count > 0);
   const parts: Part[] = [
     { name: 'subject', items: work.subject },
-    { name: 'day', items: [activityUpdate(table.tableName, work.accountId, utcDay(work.at), work.activity)] },
+    ...(counted ? [{ name: 'day' as const, items: [activityUpdate(table.tableName, work.accountId, utcDay(work.at), work.activity)] }] : []),
     ...(work.concurrencyLimit === undefined ? [] : [{ name: 'slot' as const, items: [acquireSlot(table.tableName, work.accountId, work.concurrencyLimit)] }]),
   ];
   try {

@@ -293,6 +293,27 @@ describe('follow: the end', () => {
     assert.equal(stream.ends[0]!.skipped, 0);
   });
 
+  test('a state that goes on again before its end is confirmed (a redriven request) is followed on, to its new end', async () => {
+    const { log, source, head } = fakeLog({ terminal: true });
+    log.append({ name: 'failed', terminal: true });
+    const stream = start(source, head(), { after: 1 });
+    await run(FOLLOW_TIMING.gapGraceMs - 100);
+    log.terminal = false; // redriven: over no more, and nothing logged yet
+    await run(FOLLOW_TIMING.pollMaxMs * 2);
+    assert.equal(log.calls.head, 1, 'the confirmation read found it going on');
+    assert.equal(stream.isDone(), false, 'no end sent for a state that is not over');
+    log.append({ name: 'again' });
+    log.append({ name: 'completed', terminal: true });
+    log.terminal = true;
+    await run(FOLLOW_TIMING.pollMaxMs * 2);
+    await stream.done;
+    assert.deepEqual(stream.events(), [
+      [2, 'again'],
+      [3, 'completed'],
+    ]);
+    assert.equal(stream.ends[0]!.reason, 'terminal');
+  });
+
   test('idle, the state is re-read every idleCheckMs; a state that ended without its event is found and sent', async () => {
     const { log, source, head } = fakeLog();
     const stream = start(source, head(), { after: 0 });

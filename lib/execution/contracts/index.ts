@@ -2,6 +2,7 @@ import type { EndpointContract } from '#platform/http/contract.js';
 import { WorkflowRequestsGet } from './workflow-requests-get.js';
 import { WorkflowRequestsList } from './workflow-requests-list.js';
 import { WorkflowRequestsListen } from './workflow-requests-listen.js';
+import { WorkflowRequestsRedrive } from './workflow-requests-redrive.js';
 import { WorkflowRequestsRun } from './workflow-requests-run.js';
 import { WorkflowRequestsStop } from './workflow-requests-stop.js';
 import { WorkflowRequestsTree } from './workflow-requests-tree.js';
@@ -12,5 +13,6 @@ export const EXECUTION_ENDPOINTS: readonly EndpointContract[] = [
   WorkflowRequestsGet,
   WorkflowRequestsTree,
   WorkflowRequestsStop,
+  WorkflowRequestsRedrive,
   WorkflowRequestsListen,
 ];

@@ -38,6 +38,7 @@ const REQUEST_EXAMPLE = {
   metadata: null,
   error: null,
   usage: { input_tokens: 9, output_tokens: 9, cost_micro_usd: 327 },
+  redrive_count: 0,
   started_at: '2026-01-31T09:40:00.100Z',
   completed_at: '2026-01-31T09:40:02.400Z',
   created_at: '2026-01-31T09:40:00.000Z',
@@ -82,6 +83,11 @@ export const WorkflowRequestSchema = withExample(
         description:
           'What its node executions used: model tokens as each settles; `cost_micro_usd` is the total, complete once the request has ended (the flat fee of nodes that called no model is added by its end).',
       }),
+      redrive_count: z
+        .number()
+        .int()
+        .min(0)
+        .meta({ description: 'How many times it was redriven (`POST /v1/workflow-requests/{id}/redrive`); 0 for a request never redriven.' }),
       started_at: z.string().nullable(),
       completed_at: z.string().nullable(),
       created_at: z.string(),
@@ -124,6 +130,7 @@ export const WorkflowRequestList = v1Page('workflow_requests', WorkflowRequestSc
 export interface ExecutionTree {
   workflow_request: z.output<typeof WorkflowRequestSchema>;
   node_executions: Array<z.output<typeof NodeExecutionSchema>>;
+  redriven_node_executions: Array<z.output<typeof NodeExecutionSchema>>;
   children: ExecutionTree[];
 }
 
@@ -131,14 +138,24 @@ export const ExecutionTreeSchema: z.ZodType<ExecutionTree> = withExample(
   z
     .object({
       workflow_request: WorkflowRequestSchema,
-      node_executions: z.array(NodeExecutionSchema),
+      node_executions: z
+        .array(NodeExecutionSchema)
+        .meta({ description: 'Each node’s execution: after a redrive, the one that redrive made of it, if it ran again.' }),
+      redriven_node_executions: z.array(NodeExecutionSchema).meta({
+        description:
+          'The executions redrives replaced (the failed and stopped ones, and those that never ran because of them), in the order they were replaced; empty for a request never redriven.',
+      }),
       get children() {
         return z.array(ExecutionTreeSchema);
       },
     })
     .meta({ id: 'ExecutionTree' }),
-  { workflow_request: REQUEST_EXAMPLE, node_executions: [NODE_EXAMPLE], children: [] },
+  { workflow_request: REQUEST_EXAMPLE, node_executions: [NODE_EXAMPLE], redriven_node_executions: [], children: [] },
 );
+
+/** 409 of a redrive: the request is not `failed` or `stopped`, or another redrive moved it first. */
+export const REQUEST_NOT_REDRIVABLE =
+  'The request is not `failed` or `stopped` (`request_not_redrivable`): pending, in progress, waiting or completed, a child request (redriven with its parent’s `workflow` node), or another redrive moved it first. Also an Idempotency-Key reused with another body (`idempotency_key_conflict`), or still in flight (`idempotency_key_in_flight`, with `Retry-After`).';
 
 /** What every route on one request by id answers when it is not the caller's to see. */
 export const REQUEST_NOT_FOUND = "No such request, a malformed id, or another account's (indistinguishable, `not_found`).";
