@@ -100,6 +100,7 @@ export class FeatureStack extends NestedStack {
       sends: route.sends,
       serviceKey: route.serviceKey,
       staticFiles: route.staticFiles,
+      schedules: route.schedules,
       environment: {
         ...(props.baseUrl ? { BASE_URL: props.baseUrl } : {}),
         // A route that calls addresses users chose (MCP servers) follows the same outbound settings as the workers.
@@ -135,6 +136,7 @@ export class FeatureStack extends NestedStack {
     const worker = this.functions.create({
       ...spec(`${definition.name}Worker`, definition.worker, 'Worker', queue),
       invokesModels: definition.invokesModels,
+      schedules: definition.schedules,
       environment: { ...(props.baseUrl ? { BASE_URL: props.baseUrl } : {}), ...props.workerEnvironment },
     });
     worker.addEventSource(

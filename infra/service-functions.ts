@@ -15,6 +15,7 @@ import { SERVICE_KEY_VARIABLES } from '#platform/secrets/service-key.js';
 import { keys } from '#platform/table/keys.js';
 import { webBuild } from '../web/build.js';
 import { BUNDLE, ESM_REQUIRE_BANNER, EXTERNAL_MODULES } from './bundling.js';
+import { grantScheduling, type SchedulerResources, schedulerEnvironment } from './schedules.js';
 
 /** Repository root: route and queue entries are relative to it. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -29,6 +30,8 @@ export interface SharedResources {
   readonly modelKey?: secretsmanager.ISecret;
   /** TABLE_NAME, QUEUE_PREFIX, the queue URLs, ...: every function's variables. */
   readonly environment: Readonly<Record<string, string>>;
+  /** EventBridge Scheduler's group and role, when the app has the schedule firings queue. */
+  readonly scheduler?: SchedulerResources;
 }
 
 /** One function: what it runs and exactly what it may do. Functions with the same access share one role. */
@@ -51,6 +54,8 @@ export interface FunctionSpec {
   readonly environment?: Readonly<Record<string, string>>;
   /** Serves the console and the reference pages: their build goes into the bundle as `web/`. */
   readonly staticFiles?: boolean;
+  /** Keeps the schedules' EventBridge Scheduler schedules (infra/schedules.ts). */
+  readonly schedules?: boolean;
 }
 
 /** One compressed build of the pages per synthesis, shared by the functions that serve them. */
@@ -68,6 +73,7 @@ const accessKey = (spec: FunctionSpec, stack: Stack): string =>
     Boolean(spec.sends),
     Boolean(spec.serviceKey),
     Boolean(spec.invokesModels),
+    Boolean(spec.schedules),
     spec.consumes ? stack.resolve(spec.consumes.queueArn) : null,
   ]);
 
@@ -107,6 +113,7 @@ export class ServiceFunctions {
         ...this.shared.environment,
         ...(spec.serviceKey ? { [SERVICE_KEY_VARIABLES.secretArn]: this.shared.serviceKey.secretArn } : {}),
         ...(spec.invokesModels && this.shared.modelKey ? { [OPENAI_KEY_VARIABLES.secretArn]: this.shared.modelKey.secretArn } : {}),
+        ...(spec.schedules ? schedulerEnvironment(this.schedulerFor(spec)) : {}),
         ...spec.environment,
       },
       bundling: {
@@ -157,6 +164,7 @@ export class ServiceFunctions {
     }
     if (spec.sends) for (const queue of queues) queue.grantSendMessages(role);
     if (spec.serviceKey) serviceKey.grantRead(role);
+    if (spec.schedules) grantScheduling(role, this.schedulerFor(spec));
     if (spec.invokesModels) {
       modelKey?.grantRead(role);
       role.addToPrincipalPolicy(
@@ -174,6 +182,12 @@ export class ServiceFunctions {
     }
     if (spec.table !== 'none') this.acknowledgeIndexes(role, stack);
     return role;
+  }
+
+  private schedulerFor(spec: FunctionSpec): SchedulerResources {
+    const { scheduler } = this.shared;
+    if (!scheduler) throw new Error(`${spec.id} keeps schedules, but the app has no schedule-firings queue for EventBridge Scheduler to send to.`);
+    return scheduler;
   }
 
   /** cdk-nag: the table grant includes `<table arn>/index/*`, this table's indexes only. */

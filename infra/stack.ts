@@ -15,6 +15,7 @@ import { dlqName, type QueueDefinition, queueUrlVariable } from '#platform/queue
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
 import { type FeatureQueue, FeatureStack } from './feature-stack.js';
 import { alarmTopic, serviceMonitoring } from './monitoring.js';
+import { SCHEDULE_FIRINGS_QUEUE, type SchedulerResources, scheduleFirings } from './schedules.js';
 import type { SharedResources } from './service-functions.js';
 
 export { REPO_ROOT } from './service-functions.js';
@@ -111,6 +112,8 @@ export class WorkflowServiceStack extends Stack {
   /** The nested stack of each feature, by feature name, and the streams' (`streams`). */
   readonly featureStacks = new Map<string, FeatureStack>();
   readonly streams: FeatureStack;
+  /** EventBridge Scheduler's group and role, when a feature has the schedule firings queue. */
+  readonly scheduler?: SchedulerResources;
 
   constructor(scope: Construct, id: string, props: WorkflowServiceStackProps = {}) {
     super(scope, id, props);
@@ -142,11 +145,15 @@ export class WorkflowServiceStack extends Stack {
     const queuePrefix = props.queuePrefix ?? `${this.stackName}-`;
     for (const definition of features.flatMap((f) => f.queues)) this.queues.set(definition.name, this.createQueue(definition, queuePrefix));
 
+    const firings = this.queues.get(SCHEDULE_FIRINGS_QUEUE);
+    this.scheduler = firings ? scheduleFirings(this, firings, { localTemplate: props.localEndpoints !== undefined }) : undefined;
+
     const shared: SharedResources = {
       table: this.table,
       queues: [...this.queues.values()].map((q) => q.queue),
       serviceKey: this.serviceKey,
       modelKey: this.modelKey,
+      scheduler: this.scheduler,
       environment: {
         TABLE_NAME: this.table.tableName,
         QUEUE_PREFIX: queuePrefix,

@@ -15,6 +15,8 @@ import type { EndpointContract } from '#platform/http/contract.js';
 import type { QueueDefinition } from '#platform/queues.js';
 import { RUNS_ENDPOINTS } from '#runs/contracts/index.js';
 import { RUNS_QUEUES } from '#runs/queues.js';
+import { SCHEDULES_ENDPOINTS } from '#schedules/contracts/index.js';
+import { SCHEDULES_QUEUES } from '#schedules/queues.js';
 import { USAGE_ENDPOINTS } from '#usage/contracts/index.js';
 import { WEBHOOKS_ENDPOINTS } from '#webhooks/contracts/index.js';
 import { WEBHOOKS_QUEUES } from '#webhooks/queues.js';
@@ -35,13 +37,14 @@ export const ENDPOINTS: readonly EndpointContract[] = [
   ...MEMORY_ENDPOINTS,
   ...PAGES_ENDPOINTS,
   ...RUNS_ENDPOINTS,
+  ...SCHEDULES_ENDPOINTS,
   ...USAGE_ENDPOINTS,
   ...WEBHOOKS_ENDPOINTS,
   ...WORKFLOWS_ENDPOINTS,
 ];
 
 /** Every feature's queues (lib/<feature>/queues.ts). */
-export const FEATURE_QUEUES: readonly QueueDefinition[] = [...EVALUATIONS_QUEUES, ...EXECUTION_QUEUES, ...RUNS_QUEUES, ...WEBHOOKS_QUEUES];
+export const FEATURE_QUEUES: readonly QueueDefinition[] = [...EVALUATIONS_QUEUES, ...EXECUTION_QUEUES, ...RUNS_QUEUES, ...SCHEDULES_QUEUES, ...WEBHOOKS_QUEUES];
 
 /** The same, by feature (lib/<feature>): the CDK app deploys each feature as a nested stack of its own. */
 export const FEATURES: readonly { name: string; endpoints: readonly EndpointContract[]; queues: readonly QueueDefinition[] }[] = [
@@ -57,6 +60,7 @@ export const FEATURES: readonly { name: string; endpoints: readonly EndpointCont
   { name: 'memory', endpoints: MEMORY_ENDPOINTS, queues: [] },
   { name: 'pages', endpoints: PAGES_ENDPOINTS, queues: [] },
   { name: 'runs', endpoints: RUNS_ENDPOINTS, queues: RUNS_QUEUES },
+  { name: 'schedules', endpoints: SCHEDULES_ENDPOINTS, queues: SCHEDULES_QUEUES },
   { name: 'usage', endpoints: USAGE_ENDPOINTS, queues: [] },
   { name: 'webhooks', endpoints: WEBHOOKS_ENDPOINTS, queues: WEBHOOKS_QUEUES },
   { name: 'workflows', endpoints: WORKFLOWS_ENDPOINTS, queues: [] },

@@ -29,13 +29,15 @@ export interface RouteDefinition {
   serviceKey?: boolean;
   /** Ships the built console and reference pages in its bundle. */
   staticFiles?: boolean;
+  /** Keeps the schedules' EventBridge Scheduler schedules: the stack grants that on the stack's schedule group and sets SCHEDULER_* on it. */
+  schedules?: boolean;
   timeoutSeconds?: number;
   memoryMb?: number;
 }
 
 export const routeOf = (contract: EndpointContract): RouteDefinition => {
-  const { id, method, path, handler: entry, table, auth, streaming, sends, outbound, serviceKey, staticFiles, timeoutSeconds, memoryMb } = contract;
-  const optional = { streaming, sends, outbound, serviceKey, staticFiles, timeoutSeconds, memoryMb };
+  const { id, method, path, handler: entry, table, auth, streaming, sends, outbound, serviceKey, staticFiles, schedules, timeoutSeconds, memoryMb } = contract;
+  const optional = { streaming, sends, outbound, serviceKey, staticFiles, schedules, timeoutSeconds, memoryMb };
   return { id, method, path, entry, table, auth, ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)) };
 };
 

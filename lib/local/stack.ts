@@ -10,6 +10,7 @@ import { type RunningGateway, startGateway } from './gateway.js';
 import { REPO_ROOT } from './handlers.js';
 import { handlerSource, startPoller } from './poller.js';
 import { ensureQueues, ensureTable, type ProvisionedQueue } from './provision.js';
+import { startScheduleLoop } from './schedule-loop.js';
 import { stopList } from './stops.js';
 
 export interface LocalStackOptions {
@@ -26,6 +27,8 @@ export interface LocalStackOptions {
   onWorkerError?: (error: unknown) => void;
   /** Drive the queues' workers in this process (default); off, another process does (`npm run workers`). */
   workers?: boolean;
+  /** Fire due schedules from the table every `periodMs` (lib/local/schedule-loop.ts), as EventBridge Scheduler does in AWS; absent, nothing fires them. */
+  scheduleLoop?: { periodMs: number };
 }
 
 export interface LocalStack {
@@ -88,11 +91,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? LOCAL_CREDENTIALS.secretAccessKey,
       // The console and reference pages, built from web/ (cached until a source changes); a Lambda bundle carries them in web/.
       WEB_ASSETS_DIR: process.env.WEB_ASSETS_DIR || webBuild({ compress: false }),
+      // No EventBridge Scheduler here, whatever the shell says: schedules live in the table and the local loop fires them.
+      SCHEDULER_GROUP_NAME: '',
       ...Object.fromEntries(queues.map((q) => [queueUrlVariable(q.definition.name), q.url])),
     });
     if (port !== 0 || !process.env.BASE_URL) process.env.BASE_URL = `http://127.0.0.1:${port}`;
 
     if (options.workers !== false) stops.push(startWorkers(sqsClient, queues, region, options.onWorkerError));
+    if (options.scheduleLoop) stops.push(startScheduleLoop({ periodMs: options.scheduleLoop.periodMs, onError: options.onWorkerError }));
     const gateway = await startGateway({ routes: options.routes ?? ROUTES, port, onRequest: options.onRequest });
     stops.push(gateway.close);
     if (port === 0) process.env.BASE_URL = gateway.url;

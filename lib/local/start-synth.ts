@@ -2,10 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Firing } from '#schedules/model.js';
+import { SCHEDULE_FIRINGS_QUEUE } from '#schedules/queues.js';
 import { failStart, portFromEnv, serveUntilSignal } from './cli.js';
 import { ensureDemoAccount, printDemoAccount } from './demo.js';
 import { LocalStackError } from './emulators.js';
 import { REPO_ROOT } from './handlers.js';
+import { scheduleLoopFromEnv, startScheduleLoop } from './schedule-loop.js';
 import { startDeployedStack, TRUSTED_ACCESS_KEY } from './synth/deployed-stack.js';
 
 /**
@@ -59,6 +63,20 @@ function generatedSecrets(dataDir: string | undefined): Record<string, string> |
   });
 }
 
+/** Sends a firing to the queue named `queueName` of the SQS emulator, as EventBridge Scheduler would. */
+function firingSender(sqsEndpoint: string, queueName: string): (firing: Firing) => Promise<void> {
+  const sqs = new SQSClient({
+    endpoint: sqsEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: TRUSTED_ACCESS_KEY, secretAccessKey: TRUSTED_ACCESS_KEY },
+  });
+  let url: Promise<string | undefined> | undefined;
+  return async (firing) => {
+    url ??= sqs.send(new GetQueueUrlCommand({ QueueName: queueName })).then((r) => r.QueueUrl);
+    await sqs.send(new SendMessageCommand({ QueueUrl: await url, MessageBody: JSON.stringify(firing) }));
+  };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { assembly: { type: 'string' } } });
   const port = await portFromEnv();
@@ -91,7 +109,20 @@ async function main(): Promise<void> {
     AWS_SECRET_ACCESS_KEY: TRUSTED_ACCESS_KEY,
     BASE_URL: stack.url,
   });
-  serveUntilSignal(stack);
+  const loop = scheduleLoopFromEnv();
+  const firings = stack.shape.queues.find((q) => q.name.endsWith(SCHEDULE_FIRINGS_QUEUE));
+  // EventBridge Scheduler's part, played from this process: the firings go to the template's queue, whose worker runs as deployed.
+  const stopLoop =
+    loop && firings
+      ? startScheduleLoop({ ...loop, send: firingSender(stack.sqsEndpoint, firings.name), onError: (e) => console.error('schedule loop:', e) })
+      : undefined;
+  serveUntilSignal({
+    ...stack,
+    stop: async () => {
+      await stopLoop?.();
+      await stack.stop();
+    },
+  });
 
   const { shape } = stack;
   console.log(`Workflow service (the synthesized stack ${shape.stackName}) listening on ${stack.url}`);

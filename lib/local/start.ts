@@ -1,6 +1,7 @@
 import { describeOutboundSettings } from '#net/outbound-settings.js';
 import { failStart, portFromEnv, serveUntilSignal } from './cli.js';
 import { ensureDemoAccount, printDemoAccount } from './demo.js';
+import { scheduleLoopFromEnv } from './schedule-loop.js';
 import { startLocalStack } from './stack.js';
 
 async function main(): Promise<void> {
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
     onRequest: quiet ? undefined : (r) => console.log(`${r.method} ${r.path} ${r.status} ${r.ms}ms`),
     onWorkerError: (error) => console.error('worker error:', error),
     workers: process.env.LOCAL_WORKERS !== 'off',
+    scheduleLoop: scheduleLoopFromEnv(),
   });
   serveUntilSignal(stack);
 

@@ -27,6 +27,8 @@ export interface QueueDefinition {
   invokesModels?: boolean;
   /** The worker derives webhook secrets: the stack lets it read the service key. */
   serviceKey?: boolean;
+  /** The worker changes schedules' EventBridge Scheduler schedules (it disables one whose target is gone): the stack grants that, as to a route marked `schedules`. */
+  schedules?: boolean;
 }
 
 /** The env variable holding a queue's URL (set by the CDK stack and the local stack). */

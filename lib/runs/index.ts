@@ -35,9 +35,16 @@ export interface RunsService {
    * POST /v2/runs's creation under the id `id` (a `run_` id the caller
    * derived): asked again with the same id, it answers the run made the
    * first time. Throws what POST /v2/runs answers (422 naming the field,
-   * `harness_not_runnable`, 503 to retry).
+   * `harness_not_runnable`, 503 to retry). With `concurrency`, the run
+   * holds one of the account's slots of work in progress as POST /v2/runs's
+   * does (429 `rate_limited` past it); without, it holds none.
    */
-  create(accountId: string, body: { harness_id: string; machine_id: string; input: RunInput; metadata: Record<string, unknown> }, id: string): Promise<Run>;
+  create(
+    accountId: string,
+    body: { harness_id: string; machine_id: string; input: RunInput; metadata: Record<string, unknown> },
+    id: string,
+    options?: { concurrency?: number },
+  ): Promise<Run>;
   /** POST /v2/runs/{id}/cancel: an ended run comes back unchanged. */
   cancel(run: Run): Promise<Run>;
 }
@@ -46,7 +53,11 @@ export function runsService(table: TableRef = defaultTable()): RunsService {
   const deps = createRunDeps(table);
   return {
     getOwned: (accountId, runId) => deps.runs.getOwned(accountId, runId),
-    create: (accountId, body, id) => createRun(deps, accountId, { ...body, if_busy: 'enqueue' }, undefined, { id }),
+    create: (accountId, body, id, options = {}) =>
+      createRun(deps, accountId, { ...body, if_busy: 'enqueue' }, undefined, {
+        id,
+        ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+      }),
     cancel: (run) => cancelRun(deps, run),
   };
 }

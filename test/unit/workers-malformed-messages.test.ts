@@ -11,6 +11,8 @@ import { makeHandler as nodeTasksDeadLetter } from '../../functions/workers/node
 import { makeHandler as runEnded } from '../../functions/workers/run-ended.js';
 import { makeHandler as runTasks } from '../../functions/workers/run-tasks.js';
 import { makeHandler as runTasksDeadLetter } from '../../functions/workers/run-tasks-dead-letter.js';
+import { makeHandler as scheduleFirings } from '../../functions/workers/schedule-firings.js';
+import { makeHandler as scheduleFiringsDeadLetter } from '../../functions/workers/schedule-firings-dead-letter.js';
 import { makeHandler as webhookDeliveries } from '../../functions/workers/webhook-deliveries.js';
 import { makeHandler as webhookDeliveriesDeadLetter } from '../../functions/workers/webhook-deliveries-dead-letter.js';
 import { makeHandler as webhookEvents } from '../../functions/workers/webhook-events.js';
@@ -39,6 +41,8 @@ const HANDLERS: Record<string, MakeHandler> = {
   'webhook-events-dead-letter': webhookEventsDeadLetter,
   'webhook-deliveries': webhookDeliveries,
   'webhook-deliveries-dead-letter': webhookDeliveriesDeadLetter,
+  'schedule-firings': scheduleFirings,
+  'schedule-firings-dead-letter': scheduleFiringsDeadLetter,
 };
 
 const WORKERS: Array<{ worker: string; kind: string; makeHandler: MakeHandler; valid: unknown; invalid: unknown }> = [
@@ -83,6 +87,13 @@ const WORKERS: Array<{ worker: string; kind: string; makeHandler: MakeHandler; v
     makeHandler: HANDLERS[worker]!,
     valid: { delivery_id: 'd-1', endpoint_id: 'we-1', account_id: 'acc-1', series: 1, attempt: 2, due_at: 1_700_000_000_000 },
     invalid: { delivery_id: 'd-1', endpoint_id: 'we-1', account_id: 'acc-1', series: '1', attempt: 2, due_at: 0 },
+  })),
+  ...['schedule-firings', 'schedule-firings-dead-letter'].map((worker) => ({
+    worker,
+    kind: 'schedule firing',
+    makeHandler: HANDLERS[worker]!,
+    valid: { schedule_id: 'sch_1', scheduled_at: '2027-03-01T10:00:00Z' },
+    invalid: { schedule_id: 'sch_1', scheduled_at: 'tomorrow' },
   })),
 ];
 

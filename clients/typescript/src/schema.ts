@@ -393,6 +393,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/workflow-requests/{id}/redrive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Redrive a failed or stopped workflow request
+     * @description Runs a `failed` or `stopped` request again from where it ended and answers it `in_progress` with `redrive_count` raised by one. Its nodes that ended `failed` or `stopped`, and those that never ran because of them, get new node executions (new ids; `attempt_count` goes on from the earlier attempts) and run again; `completed` and `skipped` nodes keep their executions and outputs and do not run again. A `workflow` node that runs again redrives the child request its earlier execution started. The replaced executions stay in `GET /v1/workflow-requests/{id}/tree` (`redriven_node_executions`). `GET /v1/workflow-requests/{id}/listen` streams the new executions and closes at the new end, which is announced to webhooks (`workflow_request.*`) like the first. Checked as at creation: the usage windows and funding, and a slot of the account’s work in progress; usage, daily activity and the wallet count only what runs again. Of two redrives at once, one runs it and the other answers 409. An `Idempotency-Key` header is optional; with one, retries return the first answer with `Idempotency-Replayed: true`.
+     */
+    post: operations['redriveWorkflowRequest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/workflow-requests/{id}/listen': {
     parameters: {
       query?: never;
@@ -915,6 +935,96 @@ export interface paths {
     get: operations['listRunEvents'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/schedules': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List schedules
+     * @description The account’s schedules, newest first, paged with `limit` and `cursor`.
+     *
+     *     Pagination: a v1 cursor page, `{schedules, next_cursor, has_more}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
+     */
+    get: operations['listSchedules'];
+    put?: never;
+    /**
+     * Create a schedule
+     * @description A schedule fires its `target` at each time of its `expression`: `cron(<minute> <hour> <day-of-month> <month> <day-of-week>)` read as wall-clock time in `timezone` (default `UTC`; daylight saving included: a time the clock skips fires at the first minute after the gap, a time it repeats fires once), or `rate(<n> minute|minutes|hour|hours|day|days)`, whose first firing is one period after the schedule is created. At most once a minute.
+     *
+     *     Day-of-month and day-of-week cannot both be restricted (one of them must be `*`): crontab fires on either of them, EventBridge Scheduler, which fires schedules in AWS, takes only one, so such an expression is refused (422 naming `/expression`) rather than read two ways.
+     *
+     *     Each firing starts a workflow request (`{workflow_version_id, entry_node_ids, payload?}`) or creates a run (`{harness_id, machine_id, input, if_busy?}`) whose `metadata` is `{schedule_id, scheduled_at}`, once per scheduled time however often it is delivered. The account pays for it and its limits apply as to any creation: a firing refused by them (a full usage window, the balance, the ceiling of work in progress, a busy machine under `if_busy: reject`) makes nothing, is not retried, and is recorded as `last_error`. A firing whose version, harness or machine has been deleted disables the schedule (`last_error.code` `target_not_found`).
+     *
+     *     The target is checked now as a firing would check it: another account’s or an unknown version, entry nodes that are not the version’s, an unknown harness or machine are 422 naming the field under `/target`.
+     *
+     *     An account has at most 50 schedules, exactly, also under concurrent creates: past it the answer is 409 `schedule_limit_reached`, whose problem document carries the `limit`. Deleting a schedule frees its place.
+     *
+     *     An `Idempotency-Key` header is optional; with one, a retry returns the first answer with `Idempotency-Replayed: true`.
+     */
+    post: operations['createSchedule'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/schedules/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a schedule
+     * @description The schedule with its next firing (`next_fire_at`), the latest firing that made something (`last_fired_at`) and why the latest one made nothing, if it did not (`last_error`).
+     */
+    get: operations['getSchedule'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a schedule
+     * @description It fires no more, and its place counts no more against the limit of 50; requests and runs it made go on. A delete that failed part-way is finished by repeating it (204); a schedule that is gone answers 404.
+     */
+    delete: operations['deleteSchedule'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a schedule
+     * @description Changes the fields given: `name`, `expression`, `timezone`, `target` (checked as at creation, and replaced whole), `enabled`. `enabled: false` stops its firings (`next_fire_at` becomes null); `enabled: true` starts them again from now, also on a schedule a deleted target disabled. A new expression or time zone computes `next_fire_at` afresh, and a rate counts its periods from now. An empty body changes nothing.
+     *
+     *     An `Idempotency-Key` header is optional; with one, a retry answers the first answer. Repeating a change is harmless.
+     */
+    patch: operations['updateSchedule'];
+    trace?: never;
+  };
+  '/v1/schedules/{id}/trigger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Fire a schedule now
+     * @description Fires the schedule now, enabled or not, as its own firings do: its target’s workflow request or run, with `metadata` `{schedule_id, scheduled_at}` and `scheduled_at` now. Its timing is unchanged: `next_fire_at` stays as it was.
+     *
+     *     A firing the account refuses (a full usage window, the balance, the ceiling of work in progress, a busy machine under `if_busy: reject`) answers that refusal and is recorded as the schedule’s `last_error`, as a timed firing’s is; a target that is gone answers 422 and disables the schedule.
+     *
+     *     An `Idempotency-Key` header is optional; with one, a retry answers the first answer and fires nothing; without one, each call fires once more.
+     */
+    post: operations['triggerSchedule'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2161,6 +2271,7 @@ export interface components {
      *             "output_tokens": 9,
      *             "cost_micro_usd": 327
      *           },
+     *           "redrive_count": 0,
      *           "started_at": "2026-01-31T09:40:00.100Z",
      *           "completed_at": "2026-01-31T09:40:02.400Z",
      *           "created_at": "2026-01-31T09:40:00.000Z"
@@ -2205,6 +2316,7 @@ export interface components {
      *         "output_tokens": 9,
      *         "cost_micro_usd": 327
      *       },
+     *       "redrive_count": 0,
      *       "started_at": "2026-01-31T09:40:00.100Z",
      *       "completed_at": "2026-01-31T09:40:02.400Z",
      *       "created_at": "2026-01-31T09:40:00.000Z"
@@ -2248,6 +2360,8 @@ export interface components {
         /** @description Microdollars, priced from the price table (this document’s Prices). */
         cost_micro_usd: number;
       };
+      /** @description How many times it was redriven (`POST /v1/workflow-requests/{id}/redrive`); 0 for a request never redriven. */
+      redrive_count: number;
       started_at: string | null;
       completed_at: string | null;
       created_at: string;
@@ -2278,6 +2392,7 @@ export interface components {
      *           "output_tokens": 9,
      *           "cost_micro_usd": 327
      *         },
+     *         "redrive_count": 0,
      *         "started_at": "2026-01-31T09:40:00.100Z",
      *         "completed_at": "2026-01-31T09:40:02.400Z",
      *         "created_at": "2026-01-31T09:40:00.000Z"
@@ -2309,12 +2424,16 @@ export interface components {
      *           "failed_at": null
      *         }
      *       ],
+     *       "redriven_node_executions": [],
      *       "children": []
      *     }
      */
     ExecutionTree: {
       workflow_request: components['schemas']['WorkflowRequest'];
+      /** @description Each node’s execution: after a redrive, the one that redrive made of it, if it ran again. */
       node_executions: components['schemas']['NodeExecution'][];
+      /** @description The executions redrives replaced (the failed and stopped ones, and those that never ran because of them), in the order they were replaced; empty for a request never redriven. */
+      redriven_node_executions: components['schemas']['NodeExecution'][];
       children: components['schemas']['ExecutionTree'][];
     };
     /**
@@ -3493,6 +3612,256 @@ export interface components {
     };
     /**
      * @example {
+     *       "name": "Weekday report",
+     *       "expression": "cron(0 9 * * MON-FRI)",
+     *       "timezone": "Europe/Berlin",
+     *       "target": {
+     *         "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *         "entry_node_ids": [
+     *           "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *         ],
+     *         "payload": {
+     *           "report": "daily"
+     *         }
+     *       }
+     *     }
+     */
+    CreateScheduleRequest: {
+      /** @description Leading and trailing spaces are removed. */
+      name: string;
+      /**
+       * @description `cron(<minute> <hour> <day-of-month> <month> <day-of-week>)` (five fields of numbers, `*`, `,`, `-`, `/`, and JAN-DEC or SUN-SAT; day-of-week 0-7, 0 and 7 Sunday; day-of-month and day-of-week cannot both be restricted) or `rate(<n> minute|minutes|hour|hours|day|days)` (the singular unit exactly when n is 1). At most once a minute. A cron is read as wall-clock time in `timezone`; a rate counts its periods from when the expression was set (created, changed, or the schedule enabled again), whatever the time zone. The schedule shows the expression in its canonical form (single spaces, names upper case).
+       * @example cron(0 9 * * MON-FRI)
+       */
+      expression: string;
+      /**
+       * @description An IANA time zone name (`Europe/Berlin`, `America/New_York`, `UTC`) the cron fields are read in, daylight saving included.
+       * @default UTC
+       */
+      timezone?: string;
+      target: components['schemas']['ScheduleTarget'];
+      /**
+       * @description Whether it fires on its own; `trigger` fires it either way.
+       * @default true
+       */
+      enabled?: boolean;
+    };
+    /** @description What each firing makes: a workflow request (`workflow_version_id`, `entry_node_ids`, `payload`) or a run (`harness_id`, `machine_id`, `input`, `if_busy`). */
+    ScheduleTarget: components['schemas']['ScheduleWorkflowTarget'] | components['schemas']['ScheduleRunTarget'];
+    /**
+     * @description Each firing starts a workflow request.
+     * @example {
+     *       "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *       "entry_node_ids": [
+     *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *       ],
+     *       "payload": {
+     *         "report": "daily"
+     *       }
+     *     }
+     */
+    ScheduleWorkflowTarget: {
+      /**
+       * Format: uuid
+       * @description The version each firing runs: one of the account’s.
+       */
+      workflow_version_id: string;
+      /** @description Entry nodes of that version, as `POST /v1/workflow-requests/run` takes them. */
+      entry_node_ids: string[];
+      /** @description The entry nodes’ input on every firing. Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`). */
+      payload?: {
+        [key: string]: unknown;
+      };
+    };
+    /**
+     * @description Each firing creates a run.
+     * @example {
+     *       "harness_id": "h_0mwvm5z02Rk7VdJ2nW4yTq8cB",
+     *       "machine_id": "mch_0mwvm6w715Up1NimNL49uBANV",
+     *       "input": "Summarise yesterday’s tickets.",
+     *       "if_busy": "reject"
+     *     }
+     */
+    ScheduleRunTarget: {
+      /** @description The harness each firing runs: one of the account’s. */
+      harness_id: string;
+      /** @description The machine it runs on: one of the account’s. */
+      machine_id: string;
+      /** @description The run’s `input` on every firing, as `POST /v2/runs` takes it. Objects and arrays nest at most 20 levels deep in it (deeper: 422 `validation_failed`, code `too_deep`). */
+      input:
+        | string
+        | {
+            [key: string]: unknown;
+          };
+      /**
+       * @description Default `enqueue` (a schedule shows it always). When a firing finds the machine with a run going or waiting: queue the new run behind it (`enqueue`), or make nothing and record `last_error` with code `machine_busy` (`reject`: one at a time, a firing is skipped rather than piled up).
+       * @enum {string}
+       */
+      if_busy?: 'enqueue' | 'reject';
+    };
+    /**
+     * @example {
+     *       "id": "sch_0mwvm6w715Up1NimNL49uBANV",
+     *       "name": "Weekday report",
+     *       "expression": "cron(0 9 * * MON-FRI)",
+     *       "timezone": "Europe/Berlin",
+     *       "target": {
+     *         "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *         "entry_node_ids": [
+     *           "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *         ],
+     *         "payload": {
+     *           "report": "daily"
+     *         }
+     *       },
+     *       "enabled": true,
+     *       "next_fire_at": "2026-02-02T08:00:00.000Z",
+     *       "last_fired_at": "2026-01-30T08:00:00.000Z",
+     *       "last_error": null,
+     *       "created_at": "2026-01-28T16:20:00.000Z",
+     *       "updated_at": "2026-01-28T16:20:00.000Z"
+     *     }
+     */
+    Schedule: {
+      /** @description `sch_…`. */
+      id: string;
+      name: string;
+      /** @description In its canonical form: single spaces, names upper case. */
+      expression: string;
+      timezone: string;
+      target: components['schemas']['ScheduleTarget'];
+      enabled: boolean;
+      /** @description When it fires next; null while disabled. */
+      next_fire_at: string | null;
+      /** @description The scheduled time of the latest firing that made its request or run (`trigger` included); null before any. */
+      last_fired_at: string | null;
+      /** @description Why the latest firing made nothing, when it did not; cleared by the next firing that makes its request or run. */
+      last_error: components['schemas']['ScheduleError'] | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    ScheduleError: {
+      /** @description The problem’s code: `rate_limited` (work in progress at the account’s ceiling), `usage_window_exceeded`, `insufficient_balance`, `forbidden` (suspended), `machine_busy` (a `reject` run target’s machine was busy), `harness_not_runnable`, `target_not_found` (the version, harness or machine is gone: the schedule was disabled), `internal_error` (the firing failed on every attempt). */
+      code: string;
+      message: string;
+      /**
+       * Format: date-time
+       * @description When it was recorded.
+       */
+      at: string;
+      /**
+       * Format: date-time
+       * @description The firing it is about.
+       */
+      scheduled_at: string;
+    };
+    /**
+     * @description Pagination: a v1 cursor page, `{schedules, next_cursor, has_more}`. To go on, send `next_cursor` back as `cursor` (with the same filters); `has_more` says whether more items exist now.
+     * @example {
+     *       "schedules": [
+     *         {
+     *           "id": "sch_0mwvm6w715Up1NimNL49uBANV",
+     *           "name": "Weekday report",
+     *           "expression": "cron(0 9 * * MON-FRI)",
+     *           "timezone": "Europe/Berlin",
+     *           "target": {
+     *             "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *             "entry_node_ids": [
+     *               "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *             ],
+     *             "payload": {
+     *               "report": "daily"
+     *             }
+     *           },
+     *           "enabled": true,
+     *           "next_fire_at": "2026-02-02T08:00:00.000Z",
+     *           "last_fired_at": "2026-01-30T08:00:00.000Z",
+     *           "last_error": null,
+     *           "created_at": "2026-01-28T16:20:00.000Z",
+     *           "updated_at": "2026-01-28T16:20:00.000Z"
+     *         }
+     *       ],
+     *       "next_cursor": null,
+     *       "has_more": false
+     *     }
+     */
+    ScheduleList: {
+      /** @description Newest first. */
+      schedules: components['schemas']['Schedule'][];
+      /** @description The cursor of the next page; null after the last. */
+      next_cursor: string | null;
+      has_more: boolean;
+    };
+    /**
+     * @example {
+     *       "enabled": false
+     *     }
+     */
+    UpdateScheduleRequest: {
+      /** @description Leading and trailing spaces are removed. */
+      name?: string;
+      /**
+       * @description `cron(<minute> <hour> <day-of-month> <month> <day-of-week>)` (five fields of numbers, `*`, `,`, `-`, `/`, and JAN-DEC or SUN-SAT; day-of-week 0-7, 0 and 7 Sunday; day-of-month and day-of-week cannot both be restricted) or `rate(<n> minute|minutes|hour|hours|day|days)` (the singular unit exactly when n is 1). At most once a minute. A cron is read as wall-clock time in `timezone`; a rate counts its periods from when the expression was set (created, changed, or the schedule enabled again), whatever the time zone. The schedule shows the expression in its canonical form (single spaces, names upper case).
+       * @example cron(0 9 * * MON-FRI)
+       */
+      expression?: string;
+      /** @description An IANA time zone name (`Europe/Berlin`, `America/New_York`, `UTC`) the cron fields are read in, daylight saving included. */
+      timezone?: string;
+      target?: components['schemas']['ScheduleTarget'];
+      /** @description Whether it fires on its own; `trigger` fires it either way. */
+      enabled?: boolean;
+    };
+    /**
+     * @example {
+     *       "schedule": {
+     *         "id": "sch_0mwvm6w715Up1NimNL49uBANV",
+     *         "name": "Weekday report",
+     *         "expression": "cron(0 9 * * MON-FRI)",
+     *         "timezone": "Europe/Berlin",
+     *         "target": {
+     *           "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+     *           "entry_node_ids": [
+     *             "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+     *           ],
+     *           "payload": {
+     *             "report": "daily"
+     *           }
+     *         },
+     *         "enabled": true,
+     *         "next_fire_at": "2026-02-02T08:00:00.000Z",
+     *         "last_fired_at": "2026-01-31T10:15:00.000Z",
+     *         "last_error": null,
+     *         "created_at": "2026-01-28T16:20:00.000Z",
+     *         "updated_at": "2026-01-28T16:20:00.000Z"
+     *       },
+     *       "firing": {
+     *         "scheduled_at": "2026-01-31T10:15:00.000Z",
+     *         "workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e"
+     *       }
+     *     }
+     */
+    ScheduleTriggered: {
+      schedule: components['schemas']['Schedule'];
+      firing: components['schemas']['ScheduleFiring'];
+    };
+    ScheduleFiring: {
+      /**
+       * Format: date-time
+       * @description The time of this firing: now. Its request or run carries it in `metadata.scheduled_at`.
+       */
+      scheduled_at: string;
+      /**
+       * Format: uuid
+       * @description The workflow request it started (a workflow target).
+       */
+      workflow_request_id?: string;
+      /** @description The run it created (a run target). */
+      run_id?: string;
+    };
+    /**
+     * @example {
      *       "windows": [
      *         {
      *           "kind": "5h",
@@ -4388,6 +4757,7 @@ export interface components {
      *           "output_tokens": 9,
      *           "cost_micro_usd": 327
      *         },
+     *         "redrive_count": 0,
      *         "started_at": "2026-01-31T09:40:00.100Z",
      *         "completed_at": "2026-01-31T09:40:02.400Z",
      *         "created_at": "2026-01-31T09:40:00.000Z"
@@ -4432,6 +4802,7 @@ export interface components {
      *           "output_tokens": 9,
      *           "cost_micro_usd": 327
      *         },
+     *         "redrive_count": 0,
      *         "started_at": "2026-01-31T09:40:00.100Z",
      *         "completed_at": "2026-01-31T09:40:02.400Z",
      *         "created_at": "2026-01-31T09:40:00.000Z"
@@ -4476,6 +4847,7 @@ export interface components {
      *           "output_tokens": 9,
      *           "cost_micro_usd": 327
      *         },
+     *         "redrive_count": 0,
      *         "started_at": "2026-01-31T09:40:00.100Z",
      *         "completed_at": "2026-01-31T09:40:02.400Z",
      *         "created_at": "2026-01-31T09:40:00.000Z"
@@ -7255,6 +7627,7 @@ export interface operations {
            *             "output_tokens": 9,
            *             "cost_micro_usd": 327
            *           },
+           *           "redrive_count": 0,
            *           "started_at": "2026-01-31T09:40:00.100Z",
            *           "completed_at": "2026-01-31T09:40:02.400Z",
            *           "created_at": "2026-01-31T09:40:00.000Z"
@@ -7419,6 +7792,7 @@ export interface operations {
            *         "output_tokens": 9,
            *         "cost_micro_usd": 327
            *       },
+           *       "redrive_count": 0,
            *       "started_at": "2026-01-31T09:40:00.100Z",
            *       "completed_at": "2026-01-31T09:40:02.400Z",
            *       "created_at": "2026-01-31T09:40:00.000Z"
@@ -7571,6 +7945,7 @@ export interface operations {
            *           "output_tokens": 9,
            *           "cost_micro_usd": 327
            *         },
+           *         "redrive_count": 0,
            *         "started_at": "2026-01-31T09:40:00.100Z",
            *         "completed_at": "2026-01-31T09:40:02.400Z",
            *         "created_at": "2026-01-31T09:40:00.000Z"
@@ -7602,6 +7977,7 @@ export interface operations {
            *           "failed_at": null
            *         }
            *       ],
+           *       "redriven_node_executions": [],
            *       "children": []
            *     }
            */
@@ -7751,6 +8127,7 @@ export interface operations {
            *         "output_tokens": 9,
            *         "cost_micro_usd": 327
            *       },
+           *       "redrive_count": 0,
            *       "started_at": "2026-01-31T09:40:00.100Z",
            *       "completed_at": "2026-01-31T09:40:02.400Z",
            *       "created_at": "2026-01-31T09:40:00.000Z"
@@ -7837,6 +8214,226 @@ export interface operations {
            *     }
            */
           'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  redriveWorkflowRequest: {
+    parameters: {
+      query?: never;
+      header?: {
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Redriven: the request, `in_progress`, its `redrive_count` raised by one. */
+      200: {
+        headers: {
+          /** @description `true` on a replay: the first answer to this Idempotency-Key, returned again. */
+          'Idempotency-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+           *       "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *       "workflow_id": "2c4e6a80-1b3d-4f5a-8e7c-9d0b1a2c3e4f",
+           *       "entry_node_ids": [
+           *         "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *       ],
+           *       "user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+           *       "billing_user_id": "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+           *       "parent_node_execution_id": null,
+           *       "parent_workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e",
+           *       "chat_id": "6f1d3b5a-8c2e-4a7b-9d0f-1e2a3b4c5d6e",
+           *       "status": "completed",
+           *       "payload": {
+           *         "query": "The checkout page is down for every customer."
+           *       },
+           *       "query": "The checkout page is down for every customer.",
+           *       "metadata": null,
+           *       "error": null,
+           *       "usage": {
+           *         "input_tokens": 9,
+           *         "output_tokens": 9,
+           *         "cost_micro_usd": 327
+           *       },
+           *       "redrive_count": 0,
+           *       "started_at": "2026-01-31T09:40:00.100Z",
+           *       "completed_at": "2026-01-31T09:40:02.400Z",
+           *       "created_at": "2026-01-31T09:40:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WorkflowRequest'];
+        };
+      };
+      /** @description A malformed Idempotency-Key (`idempotency_key_invalid`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/idempotency_key_invalid",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "A malformed Idempotency-Key.",
+           *       "code": "idempotency_key_invalid",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token (`unauthorized`). */
+      401: {
+        headers: {
+          /** @description Sent with every 401: `Bearer realm="<realm>"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD (`insufficient_balance`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/insufficient_balance",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "A usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD.",
+           *       "code": "insufficient_balance",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such request, a malformed id, or another account's (indistinguishable, `not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such request, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request is not `failed` or `stopped` (`request_not_redrivable`): pending, in progress, waiting or completed, a child request (redriven with its parent’s `workflow` node), or another redrive moved it first. Also an Idempotency-Key reused with another body (`idempotency_key_conflict`), or still in flight (`idempotency_key_in_flight`, with `Retry-After`). */
+      409: {
+        headers: {
+          /** @description Seconds to wait before retrying; sent with `idempotency_key_in_flight` (`1`). */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/request_not_redrivable",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "The request is not failed or stopped.",
+           *       "code": "request_not_redrivable",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A plan usage window (5 hours or a week) is full and extra usage is off (`usage_window_exceeded`): the body is the usage-window quota document, its `error` and `retry_after_seconds` members of the problem document, and `Retry-After` equals `retry_after_seconds`. Or past the account’s request rate, or its workflow requests and runs in progress at its limit (`rate_limited`, nothing started, no such members); `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying; sent with every 429, at least `1`. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/usage_window_exceeded",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "A plan usage window is full and extra usage is off.",
+           *       "code": "usage_window_exceeded",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "windows": [
+           *         {
+           *           "kind": "5h",
+           *           "status": "limited",
+           *           "used_percent": 100,
+           *           "window_seconds": 18000,
+           *           "resets_at": "2026-01-31T12:00:00.000Z",
+           *           "resets_in_seconds": 5400
+           *         },
+           *         {
+           *           "kind": "week",
+           *           "status": "allowed",
+           *           "used_percent": 41.2,
+           *           "window_seconds": 604800
+           *         }
+           *       ],
+           *       "extra": {
+           *         "enabled": false,
+           *         "spent_micro_usd_this_cycle": 0,
+           *         "wallet_micro_usd": 5000000
+           *       },
+           *       "mode": "blocked",
+           *       "error": "usage_window_exceeded",
+           *       "retry_after_seconds": 5400
+           *     }
+           */
+          'application/problem+json': (components['schemas']['Problem'] & components['schemas']['UsageWindowExceeded']) | components['schemas']['Problem'];
         };
       };
       /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
@@ -12489,6 +13086,1116 @@ export interface operations {
       };
     };
   };
+  listSchedules: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description `next_cursor` of the previous page. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of schedules. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "schedules": [
+           *         {
+           *           "id": "sch_0mwvm6w715Up1NimNL49uBANV",
+           *           "name": "Weekday report",
+           *           "expression": "cron(0 9 * * MON-FRI)",
+           *           "timezone": "Europe/Berlin",
+           *           "target": {
+           *             "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *             "entry_node_ids": [
+           *               "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *             ],
+           *             "payload": {
+           *               "report": "daily"
+           *             }
+           *           },
+           *           "enabled": true,
+           *           "next_fire_at": "2026-02-02T08:00:00.000Z",
+           *           "last_fired_at": "2026-01-30T08:00:00.000Z",
+           *           "last_error": null,
+           *           "created_at": "2026-01-28T16:20:00.000Z",
+           *           "updated_at": "2026-01-28T16:20:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": null,
+           *       "has_more": false
+           *     }
+           */
+          'application/json': components['schemas']['ScheduleList'];
+        };
+      };
+      /** @description `limit` out of range (`invalid_parameter`), or a bad cursor (`cursor_invalid`, `cursor_filter_mismatch`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_parameter",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "limit out of range, or a bad cursor.",
+           *       "code": "invalid_parameter",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token (`unauthorized`). */
+      401: {
+        headers: {
+          /** @description Sent with every 401: `Bearer realm="<realm>"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The account is suspended (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Past the account's request rate (`rate_limited`): its plan's requests per second, in bursts of twice that within 2 seconds; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying; sent with every 429, at least `1`. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createSchedule: {
+    parameters: {
+      query?: never;
+      header?: {
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Weekday report",
+         *       "expression": "cron(0 9 * * MON-FRI)",
+         *       "timezone": "Europe/Berlin",
+         *       "target": {
+         *         "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+         *         "entry_node_ids": [
+         *           "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+         *         ],
+         *         "payload": {
+         *           "report": "daily"
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['CreateScheduleRequest'];
+      };
+    };
+    responses: {
+      /** @description The schedule, with its `next_fire_at` (null when created disabled). */
+      201: {
+        headers: {
+          /** @description `true` on a replay: the first answer to this Idempotency-Key, returned again. */
+          'Idempotency-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "sch_0mwvm6w715Up1NimNL49uBANV",
+           *       "name": "Weekday report",
+           *       "expression": "cron(0 9 * * MON-FRI)",
+           *       "timezone": "Europe/Berlin",
+           *       "target": {
+           *         "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *         "entry_node_ids": [
+           *           "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *         ],
+           *         "payload": {
+           *           "report": "daily"
+           *         }
+           *       },
+           *       "enabled": true,
+           *       "next_fire_at": "2026-02-02T08:00:00.000Z",
+           *       "last_fired_at": "2026-01-30T08:00:00.000Z",
+           *       "last_error": null,
+           *       "created_at": "2026-01-28T16:20:00.000Z",
+           *       "updated_at": "2026-01-28T16:20:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Schedule'];
+        };
+      };
+      /** @description Not JSON, not an object, an unknown field (`invalid_json`, `invalid_body`, `unknown_field`), or a malformed Idempotency-Key (`idempotency_key_invalid`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "Not JSON, not an object, an unknown field, or a malformed Idempotency-Key.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token (`unauthorized`). */
+      401: {
+        headers: {
+          /** @description Sent with every 401: `Bearer realm="<realm>"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The account is suspended (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The account has 50 schedules already (`schedule_limit_reached`; `limit` names the number); or the Idempotency-Key was reused with another body (`idempotency_key_conflict`), or is still in flight (`idempotency_key_in_flight`, with `Retry-After`). */
+      409: {
+        headers: {
+          /** @description Seconds to wait before retrying; sent with `idempotency_key_in_flight` (`1`). */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/schedule_limit_reached",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "The account has 50 schedules already.",
+           *       "code": "schedule_limit_reached",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A field is missing or malformed (`validation_failed`; `errors` name it with a JSON pointer): an expression that is not one of the two forms, fires more often than once a minute, or restricts both day-of-month and day-of-week (`/expression`, code `invalid_expression`); a time zone that is not an IANA name (`/timezone`, `invalid_timezone`); a target of neither kind, or whose version, entry nodes, harness or machine are not the account’s (`/target/...`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "A field is missing or malformed.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/name",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Past the account's request rate (`rate_limited`): its plan's requests per second, in bursts of twice that within 2 seconds; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying; sent with every 429, at least `1`. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getSchedule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The schedule id (`sch_…`). A malformed, unknown or other account’s id answers the same 404. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The schedule. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "sch_0mwvm6w715Up1NimNL49uBANV",
+           *       "name": "Weekday report",
+           *       "expression": "cron(0 9 * * MON-FRI)",
+           *       "timezone": "Europe/Berlin",
+           *       "target": {
+           *         "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *         "entry_node_ids": [
+           *           "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *         ],
+           *         "payload": {
+           *           "report": "daily"
+           *         }
+           *       },
+           *       "enabled": true,
+           *       "next_fire_at": "2026-02-02T08:00:00.000Z",
+           *       "last_fired_at": "2026-01-30T08:00:00.000Z",
+           *       "last_error": null,
+           *       "created_at": "2026-01-28T16:20:00.000Z",
+           *       "updated_at": "2026-01-28T16:20:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Schedule'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token (`unauthorized`). */
+      401: {
+        headers: {
+          /** @description Sent with every 401: `Bearer realm="<realm>"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The account is suspended (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such schedule, a malformed id, or another account's (indistinguishable, `not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such schedule, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Past the account's request rate (`rate_limited`): its plan's requests per second, in bursts of twice that within 2 seconds; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying; sent with every 429, at least `1`. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteSchedule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The schedule id (`sch_…`). A malformed, unknown or other account’s id answers the same 404. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, malformed, expired or revoked token (`unauthorized`). */
+      401: {
+        headers: {
+          /** @description Sent with every 401: `Bearer realm="<realm>"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The account is suspended (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such schedule, a malformed id, or another account's (indistinguishable, `not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such schedule, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Past the account's request rate (`rate_limited`): its plan's requests per second, in bursts of twice that within 2 seconds; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying; sent with every 429, at least `1`. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateSchedule: {
+    parameters: {
+      query?: never;
+      header?: {
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description The schedule id (`sch_…`). A malformed, unknown or other account’s id answers the same 404. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "enabled": false
+         *     }
+         */
+        'application/json': components['schemas']['UpdateScheduleRequest'];
+      };
+    };
+    responses: {
+      /** @description The schedule as changed. */
+      200: {
+        headers: {
+          /** @description `true` on a replay: the first answer to this Idempotency-Key, returned again. */
+          'Idempotency-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "sch_0mwvm6w715Up1NimNL49uBANV",
+           *       "name": "Weekday report",
+           *       "expression": "cron(0 9 * * MON-FRI)",
+           *       "timezone": "Europe/Berlin",
+           *       "target": {
+           *         "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *         "entry_node_ids": [
+           *           "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *         ],
+           *         "payload": {
+           *           "report": "daily"
+           *         }
+           *       },
+           *       "enabled": true,
+           *       "next_fire_at": "2026-02-02T08:00:00.000Z",
+           *       "last_fired_at": "2026-01-30T08:00:00.000Z",
+           *       "last_error": null,
+           *       "created_at": "2026-01-28T16:20:00.000Z",
+           *       "updated_at": "2026-01-28T16:20:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Schedule'];
+        };
+      };
+      /** @description Not JSON, not an object, an unknown field (`invalid_json`, `invalid_body`, `unknown_field`), or a malformed Idempotency-Key (`idempotency_key_invalid`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/invalid_json",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "Not JSON, not an object, an unknown field, or a malformed Idempotency-Key.",
+           *       "code": "invalid_json",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token (`unauthorized`). */
+      401: {
+        headers: {
+          /** @description Sent with every 401: `Bearer realm="<realm>"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The account is suspended (`forbidden`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such schedule, a malformed id, or another account's (indistinguishable, `not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such schedule, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Idempotency-Key reused with another body (`idempotency_key_conflict`), or still in flight (`idempotency_key_in_flight`, with `Retry-After`). */
+      409: {
+        headers: {
+          /** @description Seconds to wait before retrying; sent with `idempotency_key_in_flight` (`1`). */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/idempotency_key_conflict",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "Idempotency-Key reused with another body, or still in flight.",
+           *       "code": "idempotency_key_conflict",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A field is missing or malformed (`validation_failed`; `errors` name it with a JSON pointer): an expression that is not one of the two forms, fires more often than once a minute, or restricts both day-of-month and day-of-week (`/expression`, code `invalid_expression`); a time zone that is not an IANA name (`/timezone`, `invalid_timezone`); a target of neither kind, or whose version, entry nodes, harness or machine are not the account’s (`/target/...`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "A field is missing or malformed.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "/name",
+           *           "location": "body",
+           *           "reason": "is required",
+           *           "code": "required"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Past the account's request rate (`rate_limited`): its plan's requests per second, in bursts of twice that within 2 seconds; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying; sent with every 429, at least `1`. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/rate_limited",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Past the account's request rate.",
+           *       "code": "rate_limited",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  triggerSchedule: {
+    parameters: {
+      query?: never;
+      header?: {
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description The schedule id (`sch_…`). A malformed, unknown or other account’s id answers the same 404. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Fired: the schedule as recorded and what the firing made. */
+      201: {
+        headers: {
+          /** @description `true` on a replay: the first answer to this Idempotency-Key, returned again. */
+          'Idempotency-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "schedule": {
+           *         "id": "sch_0mwvm6w715Up1NimNL49uBANV",
+           *         "name": "Weekday report",
+           *         "expression": "cron(0 9 * * MON-FRI)",
+           *         "timezone": "Europe/Berlin",
+           *         "target": {
+           *           "workflow_version_id": "9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c",
+           *           "entry_node_ids": [
+           *             "5b0c8e2a-7d41-4f3b-9a6e-000000000001"
+           *           ],
+           *           "payload": {
+           *             "report": "daily"
+           *           }
+           *         },
+           *         "enabled": true,
+           *         "next_fire_at": "2026-02-02T08:00:00.000Z",
+           *         "last_fired_at": "2026-01-31T10:15:00.000Z",
+           *         "last_error": null,
+           *         "created_at": "2026-01-28T16:20:00.000Z",
+           *         "updated_at": "2026-01-28T16:20:00.000Z"
+           *       },
+           *       "firing": {
+           *         "scheduled_at": "2026-01-31T10:15:00.000Z",
+           *         "workflow_request_id": "7e9a1c3d-5f2b-4d6e-8a0c-2b4d6f8a0c1e"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ScheduleTriggered'];
+        };
+      };
+      /** @description A malformed Idempotency-Key (`idempotency_key_invalid`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/idempotency_key_invalid",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "A malformed Idempotency-Key.",
+           *       "code": "idempotency_key_invalid",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked token (`unauthorized`). */
+      401: {
+        headers: {
+          /** @description Sent with every 401: `Bearer realm="<realm>"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "Missing, malformed, expired or revoked token.",
+           *       "code": "unauthorized",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The account is suspended (`forbidden`), or a usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD (`insufficient_balance`). Recorded as `last_error`. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/forbidden",
+           *       "title": "Forbidden",
+           *       "status": 403,
+           *       "detail": "The account is suspended, or a usage window is full, extra usage would pay, and the balance is below the minimum of 2.00 USD.",
+           *       "code": "forbidden",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such schedule, a malformed id, or another account's (indistinguishable, `not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/not_found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "No such schedule, a malformed id, or another account's.",
+           *       "code": "not_found",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The target is a run with `if_busy: reject` and its machine has a run going or waiting (`machine_busy`, recorded as `last_error`); or the Idempotency-Key is still in flight (`idempotency_key_in_flight`, with `Retry-After`). */
+      409: {
+        headers: {
+          /** @description Seconds to wait before retrying; sent with `idempotency_key_in_flight` (`1`). */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/machine_busy",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "The target is a run with if_busy.",
+           *       "code": "machine_busy",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The target’s version, entry nodes, harness or machine are gone (`validation_failed`): recorded as `last_error` with code `target_not_found`, and the schedule is disabled. Or the harness cannot run here (`harness_not_runnable`, recorded). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/validation_failed",
+           *       "title": "Unprocessable Content",
+           *       "status": 422,
+           *       "detail": "The target’s version, entry nodes, harness or machine are gone.",
+           *       "code": "validation_failed",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "errors": [
+           *         {
+           *           "name": "limit",
+           *           "location": "query",
+           *           "reason": "must be an integer from 1 to 100",
+           *           "code": "too_big"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A plan usage window (5 hours or a week) is full and extra usage is off (`usage_window_exceeded`): the body is the usage-window quota document, its `error` and `retry_after_seconds` members of the problem document, and `Retry-After` equals `retry_after_seconds`. Or past the account’s request rate, or its workflow requests and runs in progress at its limit (`rate_limited`, nothing started, no such members); `Retry-After` says when to retry. Recorded as `last_error`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying; sent with every 429, at least `1`. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/usage_window_exceeded",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "A plan usage window is full and extra usage is off.",
+           *       "code": "usage_window_exceeded",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d",
+           *       "windows": [
+           *         {
+           *           "kind": "5h",
+           *           "status": "limited",
+           *           "used_percent": 100,
+           *           "window_seconds": 18000,
+           *           "resets_at": "2026-01-31T12:00:00.000Z",
+           *           "resets_in_seconds": 5400
+           *         },
+           *         {
+           *           "kind": "week",
+           *           "status": "allowed",
+           *           "used_percent": 41.2,
+           *           "window_seconds": 604800
+           *         }
+           *       ],
+           *       "extra": {
+           *         "enabled": false,
+           *         "spent_micro_usd_this_cycle": 0,
+           *         "wallet_micro_usd": 5000000
+           *       },
+           *       "mode": "blocked",
+           *       "error": "usage_window_exceeded",
+           *       "retry_after_seconds": 5400
+           *     }
+           */
+          'application/problem+json': (components['schemas']['Problem'] & components['schemas']['UsageWindowExceeded']) | components['schemas']['Problem'];
+        };
+      };
+      /** @description The service failed (`internal_error`); quote the `X-Request-Id` when reporting it. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "https://api.example.com/problems/internal_error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "The service failed.",
+           *       "code": "internal_error",
+           *       "trace_id": "8d2f4c1a-3b5e-4f6a-9c7d-0e1f2a3b4c5d"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getUsage: {
     parameters: {
       query?: never;
@@ -15393,6 +17100,7 @@ export interface operations {
          *           "output_tokens": 9,
          *           "cost_micro_usd": 327
          *         },
+         *         "redrive_count": 0,
          *         "started_at": "2026-01-31T09:40:00.100Z",
          *         "completed_at": "2026-01-31T09:40:02.400Z",
          *         "created_at": "2026-01-31T09:40:00.000Z"
@@ -15470,6 +17178,7 @@ export interface operations {
          *           "output_tokens": 9,
          *           "cost_micro_usd": 327
          *         },
+         *         "redrive_count": 0,
          *         "started_at": "2026-01-31T09:40:00.100Z",
          *         "completed_at": "2026-01-31T09:40:02.400Z",
          *         "created_at": "2026-01-31T09:40:00.000Z"
@@ -15547,6 +17256,7 @@ export interface operations {
          *           "output_tokens": 9,
          *           "cost_micro_usd": 327
          *         },
+         *         "redrive_count": 0,
          *         "started_at": "2026-01-31T09:40:00.100Z",
          *         "completed_at": "2026-01-31T09:40:02.400Z",
          *         "created_at": "2026-01-31T09:40:00.000Z"

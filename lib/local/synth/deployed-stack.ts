@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
+import { SCHEDULER_VARIABLES } from '#schedules/eventbridge.js';
 import { freePort, startEmulators } from '../emulators.js';
 import { type RunningGateway, startGateway } from '../gateway.js';
 import { ensureTable } from '../provision.js';
@@ -160,6 +161,8 @@ export async function startDeployedStack(options: DeployedStackOptions): Promise
       AWS_ENDPOINT_URL_SECRETS_MANAGER: local.secrets.endpoint,
       // Lambda runs Node 22; on this machine's Node 20 the SDK would warn on every cold start.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // No EventBridge Scheduler here: the functions that keep schedules keep the table only, as under `npm start`.
+      ...(fn.environment[SCHEDULER_VARIABLES.group] === undefined ? {} : { [SCHEDULER_VARIABLES.group]: '' }),
     };
     // The distribution's https:// address is the gateway's http:// one here.
     if (fn.environment.BASE_URL === `https://${new URL(local.baseUrl).host}`) environment.BASE_URL = local.baseUrl;

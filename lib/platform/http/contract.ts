@@ -103,6 +103,8 @@ interface RouteFields {
   serviceKey?: true;
   /** Serves the built console and reference pages: the stack ships them in its bundle (web/build.ts). */
   staticFiles?: true;
+  /** Creates, updates and deletes the schedules' EventBridge Scheduler schedules: the stack grants exactly that and passes the target's role. */
+  schedules?: true;
   timeoutSeconds?: number;
   memoryMb?: number;
 }

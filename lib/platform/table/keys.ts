@@ -69,6 +69,16 @@ export const keys = {
   /** An event page, keyed by its first `seq`, zero-padded so the sort key orders numerically. */
   requestEvent: (requestId: string, seq: number): Key => ({ pk: `WFREQ#${requestId}`, sk: `EVENT#${String(seq).padStart(10, '0')}` }),
   requestEventPrefix: (requestId: string) => ({ pk: `WFREQ#${requestId}`, skPrefix: 'EVENT#' }),
+  /**
+   * A node execution that a redrive replaced (lib/execution/redrive.ts), kept
+   * for the request's history: under the number of that redrive, zero-padded
+   * so the executions sort in the order they were replaced.
+   */
+  redrivenNodeExecution: (requestId: string, redrive: number, nodeId: string): Key => ({
+    pk: `WFREQ#${requestId}`,
+    sk: `REDRIVEN#${String(redrive).padStart(10, '0')}#${nodeId}`,
+  }),
+  redrivenNodeExecutionPrefix: (requestId: string) => ({ pk: `WFREQ#${requestId}`, skPrefix: 'REDRIVEN#' }),
 
   // --- Interactions (approvals and questions) --------------------------------
   interaction: (interactionId: string): Key => ({ pk: `INTERACTION#${interactionId}`, sk: 'INTERACTION' }),
@@ -239,6 +249,22 @@ export const keys = {
    */
   webhookDelivery: (endpointId: string, deliveryId: string): Key => ({ pk: `WEBHOOKENDPOINT#${endpointId}`, sk: `DELIVERY#${deliveryId}` }),
   webhookDeliveryPrefix: (endpointId: string) => ({ pk: `WEBHOOKENDPOINT#${endpointId}`, skPrefix: 'DELIVERY#' }),
+
+  // --- Schedules (lib/schedules/schedules-repository.ts) ----------------------
+  /** A schedule, under its account (ids sort by creation time): the account's schedules are one consistent Query, newest first. */
+  schedule: (accountId: string, scheduleId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: `SCHEDULE#${scheduleId}` }),
+  schedulePrefix: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'SCHEDULE#' }),
+  /** How many schedules the account has (lib/platform/table/counted-items.ts): outside the prefix above. */
+  scheduleCount: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'SCHEDULES' }),
+  /** Which account a schedule id is of: a firing names the schedule alone (EventBridge Scheduler sends only its id). */
+  scheduleOwner: (scheduleId: string): Key => ({ pk: `SCHEDULE#${scheduleId}`, sk: 'SCHEDULE' }),
+  /**
+   * Gsi1 entry of an enabled schedule, sparse (absent while disabled): every
+   * account's schedules by their next firing, so the local firing loop finds
+   * the due ones with one Query (in AWS, EventBridge Scheduler does the timing).
+   */
+  scheduleDueIndex: (nextFireAt: string, scheduleId: string) => ({ gsi1pk: 'SCHEDULES#DUE', gsi1sk: `${nextFireAt}#${scheduleId}` }),
+  scheduleDuePartition: 'SCHEDULES#DUE',
 } as const;
 
 /** Epoch seconds, the unit DynamoDB TTL reads. */

@@ -1,0 +1,13 @@
+import { queueWorker } from '#platform/queue-worker.js';
+import { type FireDeps, fireScheduled } from '#schedules/fire.js';
+import { FIRING_MESSAGE } from '#schedules/queue-messages.js';
+import { fireDeps } from '#schedules/schedules-deps.js';
+
+/**
+ * Worker of the schedule-firings queue (lib/schedules/queues.ts): each
+ * firing makes its schedule's request or run once per scheduled time; a
+ * refusal by the account is recorded on the schedule, not retried.
+ */
+export const makeHandler = (deps: FireDeps = fireDeps()) => queueWorker(FIRING_MESSAGE, (firing) => fireScheduled(deps, firing));
+
+export const handler = makeHandler();
