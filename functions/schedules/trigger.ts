@@ -5,9 +5,9 @@ import { runIdempotent } from '#platform/http/idempotency.js';
 import { json } from '#platform/http/responses.js';
 import { SchedulesTrigger } from '#schedules/contracts/schedules-trigger.js';
 import { type FireDeps, fire } from '#schedules/fire.js';
+import { fireDeps } from '#schedules/fire-deps.js';
 import { scheduleView } from '#schedules/model.js';
 import { findSchedule } from '#schedules/schedules.js';
-import { fireDeps } from '#schedules/schedules-deps.js';
 
 /**
  * POST /v1/schedules/{id}/trigger: one firing now, through the firings'

@@ -1,7 +1,7 @@
 import { queueWorker } from '#platform/queue-worker.js';
 import { type FireDeps, fireScheduled } from '#schedules/fire.js';
+import { fireDeps } from '#schedules/fire-deps.js';
 import { FIRING_MESSAGE } from '#schedules/queue-messages.js';
-import { fireDeps } from '#schedules/schedules-deps.js';
 
 /**
  * Worker of the schedule-firings queue (lib/schedules/queues.ts): each

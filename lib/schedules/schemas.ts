@@ -118,7 +118,8 @@ const enabled = z.boolean().meta({ description: 'Whether it fires on its own; `t
 const createBodyOf = <T extends z.ZodType>(targetSchema: T) =>
   z.strictObject({ name, expression, timezone: timezone.default(DEFAULT_TIMEZONE), target: targetSchema, enabled: enabled.default(true) });
 
-const CREATE_EXAMPLE = {
+/** The example of a creation, which the schedule's own example repeats. */
+export const CREATE_EXAMPLE = {
   name: 'Weekday report',
   expression: 'cron(0 9 * * MON-FRI)',
   timezone: 'Europe/Berlin',

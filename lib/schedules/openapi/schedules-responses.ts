@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { withExample } from '#platform/http/common-schemas.js';
 import { v1Page } from '#platform/openapi/pagination.js';
 import { MACHINE_BUSY, TARGET_NOT_FOUND } from '../model.js';
-import { documentedTarget } from '../schemas.js';
+import { CREATE_EXAMPLE, documentedTarget } from '../schemas.js';
 
 const ScheduleErrorSchema = z
   .object({
@@ -17,14 +17,7 @@ const ScheduleErrorSchema = z
 
 const SCHEDULE = {
   id: 'sch_0mwvm6w715Up1NimNL49uBANV',
-  name: 'Weekday report',
-  expression: 'cron(0 9 * * MON-FRI)',
-  timezone: 'Europe/Berlin',
-  target: {
-    workflow_version_id: '9a3e5c71-2b4d-4e8f-8c1a-6d7e8f9a0b1c',
-    entry_node_ids: ['5b0c8e2a-7d41-4f3b-9a6e-000000000001'],
-    payload: { report: 'daily' },
-  },
+  ...CREATE_EXAMPLE,
   enabled: true,
   next_fire_at: '2026-02-02T08:00:00.000Z',
   last_fired_at: '2026-01-30T08:00:00.000Z',
