@@ -1,6 +1,6 @@
 import { bearerAuth } from '#accounts/bearer-auth.js';
 import { type TokensRepo, tokensRepo } from '#accounts/tokens-repository.js';
-import { type RequestStarter, requestStarter } from '#execution/index.js';
+import { type RequestStarter, requestChecker } from '#execution/index.js';
 import { HooksCreate } from '#hooks/contracts/hooks-create.js';
 import { createHook } from '#hooks/hooks.js';
 import { type HooksRepo, hooksRepo } from '#hooks/hooks-repository.js';
@@ -16,7 +16,7 @@ export const makeHandler = (
     tokens: tokensRepo(),
     hooks: hooksRepo(),
     secrets: hookSecrets(),
-    starter: requestStarter(),
+    starter: requestChecker(),
   },
 ) =>
   httpHandler(HooksCreate, { auth: bearerAuth(deps.tokens), idempotency: hookSecretKeptOut(runIdempotent, deps.secrets) }, async ({ principal, body }) => {

@@ -33,9 +33,21 @@ export function requestStarter(table?: TableRef): RequestStarter {
     webhooks: webhookNotices(table),
   };
   return {
+    check: requestChecker(table).check,
+    start: (accountId, input, options) => startRequest(deps, accountId, input, undefined, options.limits, { id: options.id }),
+  };
+}
+
+/**
+ * The check of `RequestStarter` alone, for features that only check a
+ * reference to a version and its entry nodes (a hook, a schedule's target): it
+ * needs no queue, so their functions bundle none.
+ */
+export function requestChecker(table?: TableRef): Pick<RequestStarter, 'check'> {
+  const deps = { versions: workflowVersions(table), chats: chatLookup(table) };
+  return {
     async check(accountId, input) {
       await checkStartable(deps, accountId, input);
     },
-    start: (accountId, input, options) => startRequest(deps, accountId, input, undefined, options.limits, { id: options.id }),
   };
 }

@@ -1,4 +1,4 @@
-import { requestStarter } from '#execution/index.js';
+import { requestChecker } from '#execution/index.js';
 import { harnessLookup } from '#harnesses/index.js';
 import { machineLookup } from '#machines/index.js';
 import type { TableRef } from '#platform/table/table.js';
@@ -10,7 +10,7 @@ import { environmentTimer } from './timer.js';
 export function scheduleDeps(table?: TableRef): ScheduleDeps {
   return {
     schedules: schedulesRepo(table),
-    targets: targetCheck({ starter: requestStarter(table), harnesses: harnessLookup(table), machines: machineLookup(table) }),
+    targets: targetCheck({ starter: requestChecker(table), harnesses: harnessLookup(table), machines: machineLookup(table) }),
     timer: environmentTimer(),
   };
 }
