@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, test, vi } from 'vitest';
+import { adminCommands } from '#accounts/admin-commands.js';
 import { closeServer, listenLocally } from '../helpers/local-server.js';
 import { readSseBlocks } from '../helpers/sse-blocks.js';
 import { bearer, signedUpUser, startTestStack } from '../helpers/stack.js';
@@ -248,6 +249,35 @@ describe('POST /v1/workflow-requests/{id}/redrive', () => {
       assert.equal(tree.workflow_request.status, 'completed');
     }
     for (const status of statusesOf(tree, nodes)) assert.ok(['completed', 'stopped'].includes(String(status)), JSON.stringify(tree));
+  });
+
+  test('the usage window is checked as at creation: a full window answers 429 usage_window_exceeded, and the request stays failed, nothing run', async () => {
+    // Prepare: a request that failed at node 3, on an account whose five-hour window its first run filled.
+    const { user, api, version, paths } = await fixture();
+    const id = await runVersion(api, version);
+    const failed = await settled(api, id);
+    assert.equal(failed.workflow_request.status, 'failed');
+    await adminCommands(stack.table)['account:set-limits']({ 'account-id': user.accountId, 'five-hour-usd': '0.000001' });
+    down.delete(paths[2]!);
+    const before = paths.map((p) => hits.get(p));
+
+    // Act
+    const refused = await redrive(api, id);
+
+    // Assert: refused as a creation is, and nothing changed or ran.
+    assert.equal(refused.status, 429, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'usage_window_exceeded');
+    const after = await settled(api, id);
+    assert.equal(after.workflow_request.status, 'failed');
+    assert.equal(after.workflow_request.redrive_count, 0);
+    assert.deepEqual(
+      after.node_executions.map((e) => [e.id, e.status]),
+      failed.node_executions.map((e) => [e.id, e.status]),
+    );
+    assert.deepEqual(
+      paths.map((p) => hits.get(p)),
+      before,
+    );
   });
 
   test('a request that is not failed or stopped answers 409 request_not_redrivable; another account’s 404', async () => {

@@ -11,7 +11,7 @@ import { makeHandler as firingsWorker } from '../../functions/workers/schedule-f
 import { badListQueries, type Json, jsonCaller, withoutTraceId } from '../helpers/api.js';
 import { newMachine } from '../helpers/runs.js';
 import { signedUpUser, startTestStack } from '../helpers/stack.js';
-import { apiFor, createVersion, node, transform } from '../helpers/workflows.js';
+import { apiFor, createVersion, node, settledTree, transform } from '../helpers/workflows.js';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let user: Awaited<ReturnType<typeof signedUpUser>>;
@@ -235,6 +235,56 @@ describe('schedules', () => {
     assert.equal(refused.body.code, 'rate_limited');
     assert.ok(refused.headers.get('retry-after'));
     assert.notEqual((await get(`/v1/schedules/${s.id}`, owner.token)).body.last_error.scheduled_at, '2021-02-01T00:00:00.000Z');
+  });
+
+  test('a full usage window and a busy machine (if_busy: reject) are recorded as last_error with the problem’s code, and not retried', async () => {
+    // Prepare: an account whose five-hour window its first firing's request fills.
+    const owner = await signedUpUser(stack);
+    await adminCommands(stack.table)['account:set-limits']({ 'account-id': owner.accountId, 'five-hour-usd': '0.000001' });
+    const v = await plusOne(owner.token);
+    const s = await newSchedule({ target: { workflow_version_id: v.id, entry_node_ids: v.entry_node_ids } }, owner.token);
+    const first = await post(`/v1/schedules/${s.id}/trigger`, undefined, owner.token);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    await settledTree(api(owner.token), first.body.firing.workflow_request_id);
+    // A machine kept busy by a slow run, and a schedule that rejects a busy machine.
+    const h = await harness();
+    const m = await newMachine(call, user.token);
+    const slowHarness = await call(
+      'POST',
+      '/v2/harnesses',
+      user.token,
+      {
+        name: `slow ${randomUUID().slice(0, 6)}`,
+        files: [
+          { path: 'harness.json', content: JSON.stringify({ model: 'local/script', instructions: 'p.md' }) },
+          { path: 'p.md', content: 'slow' },
+        ],
+      },
+      { 'Idempotency-Key': randomUUID() },
+    );
+    const busy = await call(
+      'POST',
+      '/v2/runs',
+      user.token,
+      { harness_id: slowHarness.body.id, machine_id: m, input: { steps: [{ reply: 'one two three four five six', delay_ms: 2000 }] } },
+      { 'Idempotency-Key': randomUUID() },
+    );
+    assert.equal(busy.status, 201, JSON.stringify(busy.body));
+    const rejecting = await newSchedule({ target: { harness_id: h, machine_id: m, input: 'x', if_busy: 'reject' } });
+
+    // Act: one firing of each, as the queue delivers it (the worker answers no batch failure: nothing is retried).
+    await deliver({ schedule_id: s.id, scheduled_at: '2031-01-01T00:00:00Z' }, { schedule_id: rejecting.id, scheduled_at: '2031-01-01T00:00:00Z' });
+
+    // Assert
+    const windowFull = (await get(`/v1/schedules/${s.id}`, owner.token)).body;
+    assert.equal(windowFull.last_error.code, 'usage_window_exceeded');
+    assert.equal(windowFull.last_error.scheduled_at, '2031-01-01T00:00:00.000Z');
+    assert.equal(windowFull.enabled, true);
+    const machineBusy = (await get(`/v1/schedules/${rejecting.id}`)).body;
+    assert.equal(machineBusy.last_error.code, 'machine_busy');
+    assert.equal(machineBusy.last_fired_at, null);
+    assert.equal((await get(`/v2/runs/${firingRunId(rejecting.id, '2031-01-01T00:00:00.000Z')}`)).status, 404);
+    await call('POST', `/v2/runs/${busy.body.id}/cancel`, user.token, undefined, { 'Idempotency-Key': randomUUID() });
   });
 
   test('the local loop fires a due schedule through the queue and moves next_fire_at on; PATCH enabled:false stops it', async () => {
