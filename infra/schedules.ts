@@ -6,9 +6,6 @@ import type { Construct } from 'constructs';
 import { SCHEDULER_VARIABLES } from '#schedules/eventbridge.js';
 import { SCHEDULE_FIRINGS_QUEUE } from '#schedules/queues.js';
 
-/** The queue each schedule's firings are sent to: the stack has EventBridge Scheduler's resources when some feature has it. */
-export { SCHEDULE_FIRINGS_QUEUE };
-
 /** What the functions that keep schedules need of EventBridge Scheduler (SharedResources.scheduler). */
 export interface SchedulerResources {
   /** The stack's schedule group: a literal name, so the functions' grant names no token of another stack. */
@@ -63,7 +60,7 @@ export const schedulerEnvironment = (resources: SchedulerResources): Record<stri
 });
 
 /** The ARN pattern of the group's schedules, as IAM names them. */
-export const schedulesArn = (groupName: string): string => `arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${groupName}/*`;
+const schedulesArn = (groupName: string): string => `arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${groupName}/*`;
 
 /**
  * What a function that keeps schedules may do: create, update, delete and

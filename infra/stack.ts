@@ -13,9 +13,10 @@ import { OUTBOUND_VARIABLES, type OutboundVariable, outboundVariable } from '#ne
 import { ASSETS_PREFIX } from '#pages/model.js';
 import { dlqName, type QueueDefinition, queueUrlVariable } from '#platform/queues.js';
 import { TABLE_DEFINITION } from '#platform/table/definition.js';
+import { SCHEDULE_FIRINGS_QUEUE } from '#schedules/queues.js';
 import { type FeatureQueue, FeatureStack } from './feature-stack.js';
 import { alarmTopic, serviceMonitoring } from './monitoring.js';
-import { SCHEDULE_FIRINGS_QUEUE, type SchedulerResources, scheduleFirings } from './schedules.js';
+import { type SchedulerResources, scheduleFirings } from './schedules.js';
 import type { SharedResources } from './service-functions.js';
 
 export { REPO_ROOT } from './service-functions.js';

@@ -135,13 +135,22 @@ export interface AppendOptions<D> {
 
 /** The identities of the events logged from seq `from` on (all pages). */
 async function loggedFrom<D>(log: EventLogRef, from: number, identity: (data: D) => string): Promise<Set<string>> {
-  const seen = new Set<string>();
-  let after = from - 1;
-  for (;;) {
-    const page = await eventsAfter<D>(log, after, 25, true);
-    for (const event of page.events) seen.add(identity(event.data));
-    if (page.complete || page.pageEnd === undefined) return seen;
-    after = page.pageEnd;
+  return new Set((await eventsFrom<D>(log, from)).map((event) => identity(event.data)));
+}
+
+/**
+ * Every kept event from seq `from` (which opens a page) on, in order, up
+ * to `toSeq` when given, else to the log's end: read page by page,
+ * `pagesPerQuery` pages a Query.
+ */
+export async function eventsFrom<D>(log: EventLogRef, from: number, options: { toSeq?: number; pagesPerQuery?: number } = {}): Promise<LoggedEvent<D>[]> {
+  const { toSeq, pagesPerQuery = 25 } = options;
+  const out: LoggedEvent<D>[] = [];
+  for (let after = from - 1; ; ) {
+    const read = await eventsAfter<D>(log, after, pagesPerQuery, true, undefined, toSeq);
+    out.push(...(toSeq === undefined ? read.events : read.events.filter((event) => event.seq <= toSeq)));
+    if (read.complete || read.pageEnd === undefined || (toSeq !== undefined && read.pageEnd >= toSeq)) return out;
+    after = read.pageEnd;
   }
 }
 

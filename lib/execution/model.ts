@@ -74,6 +74,16 @@ export interface RedriveBase {
   node_count: number;
 }
 
+/** The fields a redrive sets on the request it moves back to `in_progress` (the repository writes them, the use case answers with them). */
+export const redriveFields = (request: Pick<WorkflowRequest, 'started_at'>, redrive: number, base: RedriveBase, at: string) => ({
+  status: 'in_progress' as const,
+  redrive_count: redrive,
+  redrive_base: base,
+  started_at: request.started_at ?? at,
+  completed_at: null,
+  error: null,
+});
+
 export interface NodeExecution {
   id: string;
   workflow_request_id: string;

@@ -5,7 +5,7 @@ import type { WebhookNotices } from '#webhooks/index.js';
 import { RequestNotRedrivableError } from './errors.js';
 import { finishRequest } from './finish.js';
 import { type Graph, graphOf } from './graph.js';
-import type { NodeExecution, RedriveBase, RequestEvent, RequestStatus, WorkflowRequest } from './model.js';
+import { type NodeExecution, type RedriveBase, type RequestEvent, type RequestStatus, redriveFields, type WorkflowRequest } from './model.js';
 import type { EnqueueNodeTasks, NodeTask } from './node-queue.js';
 import type { StartDeps } from './start.js';
 import { nodeEventView, requestEventView } from './views.js';
@@ -125,15 +125,7 @@ export async function redriveRequest(deps: RedriveDeps, request: WorkflowRequest
       `it was changed meanwhile (now ${current?.status ?? 'gone'}, redriven ${current?.redrive_count ?? 0} times).`,
     );
   }
-  const moved: WorkflowRequest = {
-    ...request,
-    status: 'in_progress',
-    redrive_count: redrive,
-    redrive_base: base,
-    started_at: request.started_at ?? at,
-    completed_at: null,
-    error: null,
-  };
+  const moved: WorkflowRequest = { ...request, ...redriveFields(request, redrive, base, at) };
 
   // 3. Told, then set going. The events only tell: a failure to log them loses no state.
   const events: Array<RequestEvent['data']> = [

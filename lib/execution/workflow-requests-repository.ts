@@ -19,6 +19,7 @@ import {
   type RequestEvent,
   type RequestOutcome,
   type RequestStatus,
+  redriveFields,
   type WorkflowRequest,
 } from './model.js';
 import { blockedNode, type NodeShape } from './node-skeleton.js';
@@ -489,15 +490,7 @@ export function workflowRequestsRepo(table: TableRef = defaultTable()) {
      * progress again, which its next end gives back.
      */
     redriveUpdate(request: WorkflowRequest, redrive: number, base: RedriveBase, holdsSlot: boolean, at: string): TransactItem {
-      const { names, values, update } = setFields({
-        status: 'in_progress',
-        redrive_count: redrive,
-        redrive_base: base,
-        started_at: request.started_at ?? at,
-        completed_at: null,
-        error: null,
-        ...(holdsSlot ? { concurrency_slot: true } : {}),
-      });
+      const { names, values, update } = setFields({ ...redriveFields(request, redrive, base, at), ...(holdsSlot ? { concurrency_slot: true } : {}) });
       const before = redrive - 1;
       return {
         Update: {

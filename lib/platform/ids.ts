@@ -11,3 +11,4 @@ export const newHarnessId = prefixed('h');
 export const newMachineId = prefixed('mch');
 export const newRunId = prefixed('run');
 export const newEvaluationId = prefixed('eval');
+export const newScheduleId = prefixed('sch');

@@ -1,5 +1,5 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { eventPageItems, eventsAfter, type LoggedEvent } from '#events/pages.js';
+import { eventPageItems, eventsFrom, type LoggedEvent } from '#events/pages.js';
 import { batchPut } from '#platform/table/batch.js';
 import { keys } from '#platform/table/keys.js';
 import { queryAll } from '#platform/table/queries.js';
@@ -25,17 +25,7 @@ export function forksRepo(table: TableRef = defaultTable()) {
 
   return {
     /** The run's events that are still kept, from seq 1 up to `toSeq`, in order. */
-    async eventsThrough(runId: string, toSeq: number): Promise<LoggedEvent<RunEventData>[]> {
-      const log = runEventLog(table, runId);
-      const events: LoggedEvent<RunEventData>[] = [];
-      let after = 0;
-      for (;;) {
-        const read = await eventsAfter<RunEventData>(log, after, 25, true, undefined, toSeq);
-        events.push(...read.events.filter((event) => event.seq <= toSeq));
-        if (read.complete || read.pageEnd === undefined || read.pageEnd >= toSeq) return events;
-        after = read.pageEnd;
-      }
-    },
+    eventsThrough: (runId: string, toSeq: number): Promise<LoggedEvent<RunEventData>[]> => eventsFrom<RunEventData>(runEventLog(table, runId), 1, { toSeq }),
 
     /** Puts a fork's first events (seq 1, 2, …) and its reused steps under `runId`. Safe to repeat. */
     async seed(runId: string, events: readonly RunEventData[], steps: ReadonlyArray<TurnStep | ResultStep>): Promise<void> {

@@ -91,7 +91,7 @@ export function runs(table: TableRef = defaultTable(), settlement: Settlements =
      * newest page finds it, unless the caller knows it (`afterSeq`).
      */
     async change(run: Run, change: RunChange): Promise<Run | undefined> {
-      const afterSeq = change.afterSeq ?? (run.status === 'running' ? Math.max(run.event_seq, await repo.lastEventSeq(run.id)) : undefined);
+      const afterSeq = change.afterSeq ?? (run.status === 'running' ? await repo.watermark(run) : undefined);
       const settled = await settlement.settle(work(run, afterSeq === undefined ? change : { ...change, afterSeq }));
       return settled.settled ? settled.result : undefined;
     },

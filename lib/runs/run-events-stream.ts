@@ -6,7 +6,7 @@ import { defaultTable, type TableRef } from '#platform/table/table.js';
 import { runNotFound } from './errors.js';
 import { type RunEventView, runEventLog, runEventView, seqOfEventId } from './events.js';
 import { isTerminal, type Run } from './model.js';
-import { type EventsRead, isTerminalEvent, type Position, readAfter, readFromStart, readOn, watermarkOf } from './run-events.js';
+import { type EventsRead, isTerminalEvent, type Position, readAfter, readFromStart, readOn } from './run-events.js';
 import { runsRepo } from './runs-repository.js';
 
 /**
@@ -89,11 +89,12 @@ export async function runEventsStream(
   remainingMs: number,
 ): Promise<RunEventsStream> {
   const startedAt = Date.now();
-  const run = await runsRepo(deps.table).getOwned(accountId, runId);
+  const repo = runsRepo(deps.table);
+  const run = await repo.getOwned(accountId, runId);
   if (!run) throw runNotFound();
   const resume = seqOfEventId(runId, lastEventId);
   // An id past `event_seq` may be a delta's of the answer being written (./deltas.ts): the log's end says.
-  const head = { ...headOf(run), ...(resume !== undefined && resume > run.event_seq ? { watermark: await watermarkOf(deps.table, run) } : {}) };
+  const head = { ...headOf(run), ...(resume !== undefined && resume > run.event_seq ? { watermark: await repo.watermark(run) } : {}) };
   const after = resume !== undefined && resume <= head.watermark ? resume : undefined;
   if (after === head.watermark && head.terminal) return { kind: 'caught_up' };
   const log = runEventLog(deps.table, runId);

@@ -1,4 +1,4 @@
-import { type EventLogRef, eventsAfter, type LoggedEvent, lastEventSeq } from '#events/pages.js';
+import { type EventLogRef, eventsAfter, type LoggedEvent } from '#events/pages.js';
 import { CursorInvalidError, DomainError, NotAcceptableError } from '#platform/errors.js';
 import { limitParam } from '#platform/http/common-schemas.js';
 import { decodeCursor, encodeCursor } from '#platform/http/cursor.js';
@@ -6,7 +6,7 @@ import type { ServiceKeySource } from '#platform/secrets/service-key.js';
 import type { TableRef } from '#platform/table/table.js';
 import { EventLimitInvalidError, runNotFound } from './errors.js';
 import { RUN_EVENT_RETENTION_SECONDS, type RunEventView, runEventLog, runEventView } from './events.js';
-import { isTerminal, RUN_TERMINAL, type Run, type RunEventData, type RunStatus } from './model.js';
+import { isTerminal, RUN_TERMINAL, type RunEventData, type RunStatus } from './model.js';
 import { RUN_EVENTS_LIMIT } from './run-events-schemas.js';
 import { runsRepo } from './runs-repository.js';
 
@@ -86,10 +86,6 @@ export async function readFromStart(log: EventLogRef, watermark: number, count: 
   return readAfter(log, { seq: low - 1, from: low - 1 }, count);
 }
 
-/** The seq of the run's last event: its `event_seq`, or, while it runs, the log's end past it (its deltas, ./deltas.ts), from the newest page. */
-export const watermarkOf = async (table: TableRef, run: Run): Promise<number> =>
-  run.status === 'running' ? Math.max(run.event_seq, await lastEventSeq(runEventLog(table, run.id))) : run.event_seq;
-
 export const isTerminalEvent = (event: Pick<RunEventView, 'type' | 'data'>): boolean =>
   event.type === 'run.status' && RUN_TERMINAL.includes((event.data as { status: RunStatus }).status);
 
@@ -127,9 +123,10 @@ export interface RunEventsDeps {
 export async function runEventsPage(deps: RunEventsDeps, accountId: string, runId: string, query: { limit?: string; cursor?: string }) {
   const limit = limitOf(query.limit);
   const position = query.cursor === undefined ? undefined : await positionOf(query.cursor, runId, deps.serviceKey);
-  const run = await runsRepo(deps.table).getOwned(accountId, runId);
+  const repo = runsRepo(deps.table);
+  const run = await repo.getOwned(accountId, runId);
   if (!run) throw runNotFound();
-  const watermark = await watermarkOf(deps.table, run);
+  const watermark = await repo.watermark(run);
   // A position past the watermark was never issued: seqs only grow.
   if (position && position.seq > watermark) throw new CursorInvalidError();
   const log = runEventLog(deps.table, runId);

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { eventPageItem, eventsAfter, type LoggedEvent, lastEventSeq } from '#events/pages.js';
+import { eventPageItem, eventsAfter, eventsFrom, type LoggedEvent, lastEventSeq } from '#events/pages.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
 import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
@@ -198,19 +198,12 @@ export function runsRepo(table: TableRef = defaultTable()) {
     },
 
     /** The run's events from `from` (a seq that opens a page) on, to the log's end, in order (a streamed turn's, lib/runs/deltas.ts). */
-    async eventsFrom(runId: string, from: number): Promise<LoggedEvent<RunEventData>[]> {
-      const log = runEventLog(table, runId);
-      const out: LoggedEvent<RunEventData>[] = [];
-      for (let after = from - 1; ; ) {
-        const page = await eventsAfter<RunEventData>(log, after, 100, true);
-        out.push(...page.events);
-        if (page.complete || page.pageEnd === undefined) return out;
-        after = page.pageEnd;
-      }
-    },
+    eventsFrom: (runId: string, from: number): Promise<LoggedEvent<RunEventData>[]> =>
+      eventsFrom<RunEventData>(runEventLog(table, runId), from, { pagesPerQuery: 100 }),
 
-    /** The seq of the log's last event: the run's `event_seq`, or past it while the run streams an answer (lib/runs/deltas.ts). */
-    lastEventSeq: (runId: string): Promise<number> => lastEventSeq(runEventLog(table, runId)),
+    /** The seq of the run's last event: its `event_seq`, or, while it runs, the log's end past it (its deltas, ./deltas.ts), from the newest page. */
+    watermark: async (run: Run): Promise<number> =>
+      run.status === 'running' ? Math.max(run.event_seq, await lastEventSeq(runEventLog(table, run.id))) : run.event_seq,
 
     /**
      * Puts `events` as the page after `afterSeq` (the end of a page), on

@@ -10,7 +10,7 @@ export interface DueDeps {
 }
 
 /** Due schedules taken by one pass. */
-export const DUE_BATCH = 100;
+const DUE_BATCH = 100;
 const SAVE_ATTEMPTS = 5;
 
 /**

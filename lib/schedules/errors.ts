@@ -9,10 +9,3 @@ export class ScheduleLimitReachedError extends DomainError {
     });
   }
 }
-
-/** Another write changed the schedule between its read and this write, too often in a row (503, retry). */
-export class ScheduleBusyError extends DomainError {
-  constructor() {
-    super('unavailable', 'unavailable', 'The schedule is changing too fast to apply this now; retry.', { retryAfterSeconds: 1 });
-  }
-}

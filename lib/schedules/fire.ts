@@ -1,12 +1,12 @@
 import { type Account, limitsInForce } from '#accounts/index.js';
 import type { RequestStarter } from '#execution/index.js';
-import { AccountSuspendedError, ConflictError, DomainError, ValidationError } from '#platform/errors.js';
+import { AccountSuspendedError, ConflictError, DomainError, UnavailableError, ValidationError } from '#platform/errors.js';
 import type { RunsService } from '#runs/index.js';
 import type { UsageMeter } from '#usage/index.js';
-import { ScheduleBusyError } from './errors.js';
 import { canonicalInstant, nextFireAt } from './expressions.js';
 import { firingRequestId, firingRunId } from './firing-ids.js';
 import { type Firing, type FiringOutcome, isRunTarget, MACHINE_BUSY, type Schedule, type ScheduleError, TARGET_NOT_FOUND } from './model.js';
+import { timerOf } from './schedules.js';
 import type { SchedulesRepo } from './schedules-repository.js';
 import type { ScheduleTimer } from './timer.js';
 
@@ -67,7 +67,7 @@ export async function fire(
   }
   const disable = error?.code === TARGET_NOT_FOUND;
   const saved = await recordFiring(deps, schedule, scheduledAt, { made: made !== undefined, error, disable });
-  if (disable) await deps.timer.put({ id: schedule.id, expression: schedule.expression, timezone: schedule.timezone, enabled: false });
+  if (disable) await deps.timer.put({ ...timerOf(schedule), enabled: false });
   if (made) return { schedule: saved, outcome: { scheduled_at: scheduledAt, ...made } };
   return { schedule: saved, outcome: { scheduled_at: scheduledAt, error: error! }, refusal };
 }
@@ -164,5 +164,5 @@ export async function recordFiring(
     const saved = await deps.schedules.save(current, next);
     if (saved) return saved;
   }
-  throw new ScheduleBusyError();
+  throw new UnavailableError('The schedule is changing too fast to apply this now; retry.');
 }

@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-
 /**
  * Schedules (decisions.md, Schedules): an expression, read in a time zone,
  * that fires a target: a workflow request of a version at its entry nodes,
@@ -71,8 +69,6 @@ export interface Firing {
 
 /** `sch_`, 9 base-36 digits of creation time, 16 base64url characters (as lib/platform/ids.ts builds public ids). */
 export const SCHEDULE_ID = /^sch_[0-9a-z]{9}[A-Za-z0-9_-]{16}$/;
-
-export const newScheduleId = (): string => `sch_${Date.now().toString(36).padStart(9, '0')}${randomBytes(12).toString('base64url')}`;
 
 /** Schedules an account may have at once (decisions.md). */
 export const MAX_SCHEDULES_PER_ACCOUNT = 50;

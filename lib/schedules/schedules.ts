@@ -1,8 +1,8 @@
 import type { RequestStarter } from '#execution/index.js';
-import { NotFoundError, ValidationError } from '#platform/errors.js';
-import { ScheduleBusyError } from './errors.js';
+import { NotFoundError, UnavailableError, ValidationError } from '#platform/errors.js';
+import { newScheduleId } from '#platform/ids.js';
 import { nextFireAt, parseExpression } from './expressions.js';
-import { isRunTarget, newScheduleId, type Schedule, type ScheduleTarget } from './model.js';
+import { isRunTarget, type Schedule, type ScheduleTarget } from './model.js';
 import type { SchedulesRepo } from './schedules-repository.js';
 import type { CreateScheduleInput, TargetInput, UpdateScheduleInput } from './schemas.js';
 import type { ScheduleTimer } from './timer.js';
@@ -66,7 +66,8 @@ function targetOf(input: TargetInput): ScheduleTarget {
   };
 }
 
-const timerOf = (schedule: Schedule) => ({ id: schedule.id, expression: schedule.expression, timezone: schedule.timezone, enabled: schedule.enabled });
+/** What a schedule's timer is told of it. */
+export const timerOf = (schedule: Schedule) => ({ id: schedule.id, expression: schedule.expression, timezone: schedule.timezone, enabled: schedule.enabled });
 
 const nextOf = (schedule: Pick<Schedule, 'expression' | 'timezone' | 'enabled' | 'anchored_at'>, now: Date): string | null =>
   schedule.enabled ? nextFireAt(schedule.expression, schedule.timezone, now, new Date(schedule.anchored_at)).toISOString() : null;
@@ -143,7 +144,7 @@ export async function updateSchedule(deps: ScheduleDeps, accountId: string, sche
     await deps.timer.put(timerOf(saved));
     return saved;
   }
-  throw new ScheduleBusyError();
+  throw new UnavailableError('The schedule is changing too fast to apply this now; retry.');
 }
 
 /**

@@ -3,7 +3,7 @@ import { describe, test } from 'vitest';
 import { RequestNotRedrivableError } from '#execution/errors.js';
 import { processNodeTask } from '#execution/executor.js';
 import { finishRequest } from '#execution/finish.js';
-import type { NodeExecution, RedriveBase, WorkflowRequest } from '#execution/model.js';
+import { type NodeExecution, type RedriveBase, redriveFields, type WorkflowRequest } from '#execution/model.js';
 import type { NodeTask } from '#execution/node-queue.js';
 import { redriveForCaller, redrivenExecutionId, redriveRequest, redriveTasks } from '#execution/redrive.js';
 import { startRequest } from '#execution/start.js';
@@ -37,14 +37,7 @@ function redrivable(engine: Engine) {
   repo.startRedrive = async (request: WorkflowRequest, redrive: number, base: RedriveBase, at: string, concurrencyLimit?: number) => {
     const stored = store.requests.get(request.id);
     if (!stored || !['failed', 'stopped'].includes(stored.status) || (stored.redrive_count ?? 0) !== redrive - 1) return false;
-    Object.assign(stored, {
-      status: 'in_progress',
-      redrive_count: redrive,
-      redrive_base: base,
-      started_at: stored.started_at ?? at,
-      completed_at: null,
-      error: null,
-    });
+    Object.assign(stored, redriveFields(stored, redrive, base, at));
     starts.push({ requestId: request.id, redrive, base, concurrencyLimit });
     return true;
   };

@@ -218,7 +218,7 @@ function world() {
     stepPut: builders.stepPut,
     eventsFrom: async (runId, from) =>
       clone((events.get(runId) ?? []).map((data, i) => ({ seq: i + 1, created_at: '2026-11-27T00:00:00.000Z', data })).slice(from - 1)),
-    lastEventSeq: async (runId) => events.get(runId)?.length ?? 0,
+    watermark: async (run) => (run.status === 'running' ? Math.max(run.event_seq, events.get(run.id)?.length ?? 0) : run.event_seq),
     async appendAfter(runId, afterSeq, page) {
       const log = events.get(runId)!;
       if (log.length > afterSeq) return false;

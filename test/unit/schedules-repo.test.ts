@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, test } from 'vitest';
+import { newScheduleId } from '#platform/ids.js';
 import { keys } from '#platform/table/keys.js';
 import { ScheduleLimitReachedError } from '#schedules/errors.js';
-import { MAX_SCHEDULES_PER_ACCOUNT, newScheduleId, type Schedule } from '#schedules/model.js';
+import { MAX_SCHEDULES_PER_ACCOUNT, type Schedule } from '#schedules/model.js';
 import { schedulesRepo } from '#schedules/schedules-repository.js';
 import { cancelled, conditionFailed, mockedDynamoDb, throttled } from '../helpers/dynamodb-mock.js';
 

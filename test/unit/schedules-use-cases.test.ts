@@ -4,11 +4,12 @@ import { beforeEach, describe, test } from 'vitest';
 import type { Account } from '#accounts/index.js';
 import { limitsInForce } from '#accounts/index.js';
 import { ConflictError, DomainError, RateLimitedError, UnavailableError, ValidationError } from '#platform/errors.js';
+import { newScheduleId } from '#platform/ids.js';
 import { recordDeadFiring } from '#schedules/dead-firings.js';
 import { sendDueFirings } from '#schedules/due-firings.js';
 import { type FireDeps, fire, fireScheduled } from '#schedules/fire.js';
 import { firingRequestId, firingRunId } from '#schedules/firing-ids.js';
-import { type Firing, newScheduleId, type Schedule } from '#schedules/model.js';
+import type { Firing, Schedule } from '#schedules/model.js';
 import { createSchedule, deleteSchedule, type ScheduleDeps, updateSchedule } from '#schedules/schedules.js';
 import type { ScheduleTimer } from '#schedules/timer.js';
 
