@@ -2,7 +2,7 @@ import { transactionIdFor } from '#billing/index.js';
 import type { AccountEvent } from '#events/account-events.js';
 import { nowIso } from '#platform/table/table.js';
 import type { Settled, Settlements, Work } from '#settlement/index.js';
-import type { RequestStatus, WorkflowRequest } from './model.js';
+import { extraSinceRedrive, feesSinceRedrive, type RequestStatus, type WorkflowRequest } from './model.js';
 import type { WorkflowRequestsRepo } from './workflow-requests-repository.js';
 
 /** The id of a workflow request's one debit (one for each end: a redriven request's later ends have their own). */
@@ -59,7 +59,7 @@ export async function endRequest(
   // A request that never showed `in_progress` (its start deferred, executor.ts) starts no later than it ends.
   const applied = current.started_at || set.started_at ? set : { ...set, started_at: ended };
   // A redriven request's kept nodes still carry the fees its earlier end recorded (redrive_base).
-  const fees = Math.max(0, (options.knownFees ?? (await deps.repo.unrecordedFees(requestId))) - (current.redrive_base?.fees_micro_usd ?? 0));
+  const fees = feesSinceRedrive(current, options.knownFees ?? (await deps.repo.unrecordedFees(requestId)));
   const end = { deps, current, from, fees, at: new Date(ended), options };
   const settled = await deps.settlement.settle(await requestEnd(end, applied, false));
   return settled.settled ? settled.result : undefined;
@@ -96,7 +96,7 @@ async function requestEnd(end: EndOf, applied: Partial<WorkflowRequest> & { stat
       activity: { nodes: base ? base.node_count : current.node_count, cost_micro_usd: cost - (base?.cost_micro_usd ?? 0) },
       ...(event ? { event } : {}),
       releasesSlot: current.concurrency_slot === true,
-      extraBeforeMicroUsd: (current.extra_micro_usd ?? 0) - (base?.extra_micro_usd ?? 0),
+      extraBeforeMicroUsd: extraSinceRedrive(current, current.extra_micro_usd ?? 0),
       debit: {
         id: requestDebitId(current.id, current.redrive_count ?? 0),
         description: `Extra usage of workflow request ${current.id}`,

@@ -74,6 +74,14 @@ export interface RedriveBase {
   node_count: number;
 }
 
+/** The extra-funded part of a request's cost since its latest redrive (what its earlier ends debited is left out). */
+export const extraSinceRedrive = (request: Pick<WorkflowRequest, 'redrive_base'>, extraMicroUsd: number): number =>
+  extraMicroUsd - (request.redrive_base?.extra_micro_usd ?? 0);
+
+/** Flat fees still to record, less those its kept nodes carry from before its latest redrive (recorded by an earlier end). */
+export const feesSinceRedrive = (request: Pick<WorkflowRequest, 'redrive_base'>, feesMicroUsd: number): number =>
+  Math.max(0, feesMicroUsd - (request.redrive_base?.fees_micro_usd ?? 0));
+
 /** The fields a redrive sets on the request it moves back to `in_progress` (the repository writes them, the use case answers with them). */
 export const redriveFields = (request: Pick<WorkflowRequest, 'started_at'>, redrive: number, base: RedriveBase, at: string) => ({
   status: 'in_progress' as const,

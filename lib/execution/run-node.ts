@@ -11,7 +11,16 @@ import { announceEnded, settleAs } from './finish.js';
 import { type Graph, graphOf } from './graph.js';
 import type { EngineDeps, Invocation } from './invocation.js';
 import { flushWhenLate } from './late-flush.js';
-import { type FailureInfo, isTerminalNode, isTerminalRequest, type NodeCost, type NodeExecution, type WorkflowRequest } from './model.js';
+import {
+  extraSinceRedrive,
+  type FailureInfo,
+  feesSinceRedrive,
+  isTerminalNode,
+  isTerminalRequest,
+  type NodeCost,
+  type NodeExecution,
+  type WorkflowRequest,
+} from './model.js';
 import { NodeFailure } from './node-failure.js';
 import { nodeInput } from './node-input.js';
 import type { NodeTask } from './node-queue.js';
@@ -88,16 +97,13 @@ export function nodeCost(request: WorkflowRequest, output: unknown): NodeCost {
  */
 async function unfunded(deps: Invocation, request: WorkflowRequest, graph: Graph): Promise<NodeFailure | undefined> {
   // What earlier ends of a redriven request recorded and debited is not owed any more (redrive_base).
-  const base = request.redrive_base;
   const failure = await deps.usage.check(request.account_id, {
-    unpaidExtraMicroUsd: (request.extra_micro_usd ?? 0) - (base?.extra_micro_usd ?? 0),
+    unpaidExtraMicroUsd: extraSinceRedrive(request, request.extra_micro_usd ?? 0),
     // A copy handed on with the task may be behind on it: read where the wallet decides.
-    ...(copies.has(request)
-      ? { unpaidExtraNow: async () => ((await deps.requests.get(request.id))?.extra_micro_usd ?? 0) - (base?.extra_micro_usd ?? 0) }
-      : {}),
+    ...(copies.has(request) ? { unpaidExtraNow: async () => extraSinceRedrive(request, (await deps.requests.get(request.id))?.extra_micro_usd ?? 0) } : {}),
     pending: {
       atMost: (graph.nodes.size - 1) * NODE_EXECUTION_FEE_MICRO_USD,
-      exact: async () => Math.max(0, (await deps.requests.unrecordedFees(request.id)) - (base?.fees_micro_usd ?? 0)),
+      exact: async () => feesSinceRedrive(request, await deps.requests.unrecordedFees(request.id)),
     },
   });
   return failure && new NodeFailure(failure.code, failure.message, false);
