@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { eventPageItem, eventsAfter, eventsFrom, type LoggedEvent, lastEventSeq } from '#events/pages.js';
+import { eventPageItem, eventsFrom, type LoggedEvent, lastEventSeq } from '#events/pages.js';
 import { newestFirstPage } from '#platform/table/index-page.js';
 import { entityOf } from '#platform/table/items.js';
 import { keys } from '#platform/table/keys.js';
